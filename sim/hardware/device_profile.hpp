@@ -1,0 +1,62 @@
+// A device profile: a GPU's datasheet figures plus the parameters of its kernel cost models, loaded from a
+// YAML file in profiles/ (format documented in docs/profiles.md). Datasheet profiles ship for common GPUs;
+// the calibrator writes measured ones.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/hardware/compute_cost_model.hpp"
+#include "sim/hardware/dtype.hpp"
+
+namespace cs {
+
+class InputNode;
+
+struct GpuSpec {
+  std::string name;                 ///< e.g. "NVIDIA H100 SXM5 80GB"
+  int sm_count = 0;
+  Bytes memory;                     ///< HBM capacity
+  Bandwidth memory_bandwidth;       ///< datasheet HBM bandwidth
+  Watts tdp;                        ///< board power limit
+  Watts idle_power;                 ///< power with no kernel running
+  std::map<DType, FlopRate> peak;   ///< dense tensor-core (or CUDA-core for fp32) peak per format
+
+  /// Peak for `t`; throws InputError-free std::out_of_range when the GPU lacks the format.
+  [[nodiscard]] FlopRate peak_for(DType t) const;
+};
+
+/// Parameters of the analytic GEMM model (see RooflineCostModel): tile and wave quantisation times a
+/// size-dependent efficiency that rises with k as k / (k + k_half).
+struct GemmModelParams {
+  double max_efficiency = 0.8;  ///< fraction of peak a huge, well-shaped GEMM reaches
+  int tile_m = 128;
+  int tile_n = 256;
+  double k_half = 128.0;        ///< k at which the k-efficiency factor is one half
+  Time launch = Time::ns(4000); ///< fixed per-kernel cost: launch, prologue and epilogue
+};
+
+struct DeviceProfile {
+  GpuSpec gpu;
+  Provenance provenance;
+  GemmModelParams gemm;
+  double attention_efficiency = 0.6;  ///< fraction of bf16 peak that fused attention reaches
+  double memory_efficiency = 0.85;    ///< fraction of datasheet HBM bandwidth that streaming kernels reach
+  Time kernel_overhead = Time::ns(3000);  ///< fixed cost of any other kernel
+};
+
+/// Parses a profile file. Throws InputError with the file, line and key of anything wrong.
+[[nodiscard]] DeviceProfile load_device_profile(const std::string& path);
+/// Resolves `name_or_path`: an existing file is loaded as is; otherwise `profiles/<name>.yaml` in the data
+/// directory. Throws InputError listing the shipped profiles when neither exists.
+[[nodiscard]] DeviceProfile find_device_profile(const std::string& name_or_path);
+/// Names of the profiles shipped in the data directory.
+[[nodiscard]] std::vector<std::string> shipped_profiles();
+
+/// The cost model a profile describes.
+[[nodiscard]] std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile);
+
+}  // namespace cs
