@@ -1,0 +1,44 @@
+// Collective operations as the replay asks for them, and the interface every communication model implements.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/event_engine.hpp"
+#include "sim/core/units.hpp"
+
+namespace cs {
+
+enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv };
+
+[[nodiscard]] std::string_view to_string(CollectiveKind k) noexcept;
+
+/// One collective, issued by every group in `groups` at the same moment (the replay exploits symmetry: the
+/// data-parallel groups of all TP ranks, say, start the same all-reduce together and share the fabric).
+struct CollectiveRequest {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  /// NCCL's buffer size: all-reduce, broadcast, reduce: the per-rank buffer; all-gather: the gathered output
+  /// per rank; reduce-scatter: the input per rank; all-to-all: what each rank sends in total; send/recv: the
+  /// message.
+  Bytes bytes;
+  /// Global GPU ranks of each group; for send/recv each group is {sender, receiver}.
+  std::vector<std::vector<int>> groups;
+  std::string label;  ///< for traces and link statistics, e.g. "dp grad bucket 3"
+};
+
+class CollectiveModel {
+ public:
+  virtual ~CollectiveModel() = default;
+  /// Starts `req` at engine.now(); `done` runs on the engine when the slowest group has finished.
+  virtual void start(const CollectiveRequest& req, std::function<void()> done) = 0;
+  /// A one-line description for results, e.g. "analytic (no contention), ring/tree by size".
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
+/// Bus bandwidth convention of nccl-tests: the factor that turns algorithm bandwidth (bytes / time) into the
+/// bandwidth each link must sustain: all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n, others 1.
+[[nodiscard]] double bus_bandwidth_factor(CollectiveKind k, int n) noexcept;
+
+}  // namespace cs
