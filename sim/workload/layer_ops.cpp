@@ -1,0 +1,195 @@
+#include "sim/workload/layer_ops.hpp"
+
+#include <algorithm>
+
+namespace cs {
+namespace {
+
+constexpr double kAct = 2.0;  // activations and gradients are 16-bit in every supported recipe
+
+struct Builder {
+  const ModelSpec& m;
+  const ParallelPlan& p;
+  const TrainingConfig& t;
+  std::vector<Op> ops;
+
+  [[nodiscard]] std::int64_t tokens() const { return static_cast<std::int64_t>(t.micro_batch) * t.seq_len / p.cp; }
+  /// Tokens a GPU holds outside the tensor-parallel regions (sharded by TP under sequence parallelism).
+  [[nodiscard]] double sp_tokens() const {
+    return static_cast<double>(tokens()) / (p.sequence_parallel ? p.tp : 1);
+  }
+  [[nodiscard]] DType gemm_dtype() const { return t.precision; }
+
+  void gemm(std::string name, std::int64_t rows, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
+    Op op{std::move(name), OpKind::gemm};
+    op.gemm = GemmShape{rows, n, k, gemm_dtype(), batch};
+    op.model_flops = op.gemm.flops();
+    if (t.precision == DType::fp8) {
+      // Transformer Engine casts the activation and weight to fp8 (read 2 bytes, write 1) and tracks amax.
+      Op cast{op.name + " fp8 cast", OpKind::memory};
+      cast.bytes = Bytes{3.0 * static_cast<double>(rows * k + k * n * batch)};
+      ops.push_back(std::move(cast));
+    }
+    ops.push_back(std::move(op));
+  }
+  void memory(std::string name, double bytes) {
+    Op op{std::move(name), OpKind::memory};
+    op.bytes = Bytes{bytes};
+    ops.push_back(std::move(op));
+  }
+  void collective(std::string name, CollectiveKind k, CommGroup g, double bytes) {
+    const int n = g == CommGroup::tp ? p.tp : g == CommGroup::cp ? p.cp : p.ep;
+    if (n <= 1) return;
+    Op op{std::move(name), OpKind::collective};
+    op.collective = k;
+    op.group = g;
+    op.bytes = Bytes{bytes};
+    ops.push_back(std::move(op));
+  }
+  /// Entering a tensor-parallel region: an all-gather of the sequence shards (SP) or nothing.
+  void enter_tp(const std::string& what) {
+    if (p.sequence_parallel) collective(what + " TP all-gather", CollectiveKind::all_gather, CommGroup::tp, static_cast<double>(tokens()) * m.hidden * kAct);
+  }
+  /// Leaving one: reduce-scatter (SP) or all-reduce of the partial sums.
+  void leave_tp(const std::string& what) {
+    const double bytes = static_cast<double>(tokens()) * m.hidden * kAct;
+    if (p.sequence_parallel) collective(what + " TP reduce-scatter", CollectiveKind::reduce_scatter, CommGroup::tp, bytes);
+    else collective(what + " TP all-reduce", CollectiveKind::all_reduce, CommGroup::tp, bytes);
+  }
+
+  void attention_block() {
+    const std::int64_t T = tokens(), h = m.hidden;
+    memory("input norm", 2.0 * sp_tokens() * h * kAct);
+    enter_tp("attention");
+    const std::int64_t kv_local = std::max<std::int64_t>(1, m.kv_heads / p.tp) * m.head_dim();
+    gemm("QKV projection", T, h / p.tp + 2 * kv_local, h);
+    Op a{"attention", OpKind::attention};
+    a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
+                                 t.seq_len, m.head_dim(), true, false, t.precision};
+    // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*h per layer forward.
+    a.model_flops = Flops{4.0 * t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
+                          static_cast<double>(h) / p.tp};
+    ops.push_back(a);
+    if (p.cp > 1) {
+      // Ring attention passes each rank's K and V around the CP ring: cp-1 steps of one chunk each.
+      collective("CP ring K/V exchange", CollectiveKind::all_gather, CommGroup::cp,
+                 2.0 * static_cast<double>(T) * static_cast<double>(kv_local) * kAct * p.cp);
+    }
+    gemm("attention output projection", T, h, h / p.tp);
+    leave_tp("attention");
+    memory("residual add and dropout", 3.0 * sp_tokens() * h * kAct);
+  }
+
+  void dense_ffn(std::int64_t f, const std::string& what = "FFN") {
+    const std::int64_t T = tokens(), h = m.hidden;
+    memory(what + " norm", 2.0 * sp_tokens() * h * kAct);
+    enter_tp(what);
+    const std::int64_t up = f / p.tp * (m.gated_ffn ? 2 : 1);
+    gemm(what + " up" + (m.gated_ffn ? "+gate" : ""), T, up, h);
+    memory(what + " activation", (static_cast<double>(up) + static_cast<double>(f / p.tp)) * T * kAct);
+    gemm(what + " down", T, h, f / p.tp);
+    leave_tp(what);
+    memory(what + " residual add", 3.0 * sp_tokens() * h * kAct);
+  }
+
+  void moe_ffn() {
+    const std::int64_t T = tokens(), h = m.hidden;
+    memory("MoE norm", 2.0 * sp_tokens() * h * kAct);
+    gemm("router", T, m.experts, h);
+    const double routed = sp_tokens() * m.top_k * static_cast<double>(h) * kAct;
+    collective("EP dispatch all-to-all", CollectiveKind::all_to_all, CommGroup::ep, routed);
+    enter_tp("experts");
+    const int local = m.experts / p.ep;
+    // Balanced routing: each local expert receives T*top_k*ep/experts tokens of the EP group.
+    const std::int64_t per_expert = std::max<std::int64_t>(1, T * m.top_k * p.ep / m.experts);
+    const std::int64_t f = m.expert_ffn_hidden / p.tp;
+    const std::int64_t up = f * (m.gated_ffn ? 2 : 1);
+    gemm("expert up" + std::string(m.gated_ffn ? "+gate" : ""), per_expert, up, h, local);
+    memory("expert activation", static_cast<double>(up + f) * static_cast<double>(per_expert * local) * kAct);
+    gemm("expert down", per_expert, h, f, local);
+    leave_tp("experts");
+    collective("EP combine all-to-all", CollectiveKind::all_to_all, CommGroup::ep, routed);
+    if (m.shared_experts > 0) {
+      const std::int64_t fs = m.expert_ffn_hidden * m.shared_experts / p.tp;
+      gemm("shared expert up", T, fs * (m.gated_ffn ? 2 : 1), h);
+      gemm("shared expert down", T, h, fs);
+    }
+    memory("MoE residual add", 3.0 * sp_tokens() * h * kAct);
+  }
+};
+
+}  // namespace
+
+std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) {
+  Builder b{m, p, t, {}};
+  switch (part) {
+    case LayerPart::dense_layer:
+      b.attention_block();
+      b.dense_ffn(m.ffn_hidden);
+      break;
+    case LayerPart::moe_layer:
+      b.attention_block();
+      b.moe_ffn();
+      break;
+    case LayerPart::embedding:
+      b.memory("embedding lookup", 2.0 * b.sp_tokens() * m.hidden * kAct);
+      break;
+    case LayerPart::output: {
+      b.memory("final norm", 2.0 * b.sp_tokens() * m.hidden * kAct);
+      b.enter_tp("logits");
+      b.gemm("logits", b.tokens(), m.vocab / p.tp, m.hidden);
+      // Fused cross-entropy over fp32 logits: read, exp, normalise.
+      b.memory("cross-entropy", 3.0 * static_cast<double>(b.tokens()) * static_cast<double>(m.vocab / p.tp) * 4.0);
+      break;
+    }
+  }
+  return b.ops;
+}
+
+std::vector<Op> backward_ops(const std::vector<Op>& forward) {
+  std::vector<Op> out;
+  for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+    const Op& f = *it;
+    switch (f.kind) {
+      case OpKind::gemm: {
+        // dX = dY * W^T (m x k, inner n) and dW = X^T * dY (k x n, inner m); each has the forward's FLOPs.
+        Op dx{f.name + " dgrad", OpKind::gemm};
+        dx.gemm = GemmShape{f.gemm.m, f.gemm.k, f.gemm.n, f.gemm.dtype, f.gemm.batch};
+        dx.model_flops = f.model_flops;
+        Op dw{f.name + " wgrad", OpKind::gemm};
+        dw.gemm = GemmShape{f.gemm.k, f.gemm.n, f.gemm.m, f.gemm.dtype, f.gemm.batch};
+        dw.model_flops = f.model_flops;
+        out.push_back(std::move(dx));
+        out.push_back(std::move(dw));
+        break;
+      }
+      case OpKind::attention: {
+        Op b = f;
+        b.name += " backward";
+        b.attention.backward = true;
+        b.model_flops = f.model_flops * 2.0;
+        out.push_back(std::move(b));
+        break;
+      }
+      case OpKind::memory: {
+        Op b = f;
+        b.name += " backward";
+        b.bytes = f.bytes * 2.0;  // reads the saved input and the incoming gradient, writes the gradient
+        out.push_back(std::move(b));
+        break;
+      }
+      case OpKind::collective: {
+        Op b = f;
+        b.name += " backward";
+        if (f.collective == CollectiveKind::all_gather && f.group == CommGroup::tp) b.collective = CollectiveKind::reduce_scatter;
+        else if (f.collective == CollectiveKind::reduce_scatter && f.group == CommGroup::tp) b.collective = CollectiveKind::all_gather;
+        else if (f.group == CommGroup::cp) b.collective = CollectiveKind::reduce_scatter;  // dK, dV flow back
+        out.push_back(std::move(b));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace cs

@@ -1,0 +1,43 @@
+// The operators one GPU runs for one micro-batch through one transformer layer (and the embedding and
+// output layers), with exact shapes under a parallel plan. Shapes follow Megatron-LM's partitioning:
+// column-parallel QKV and FFN-up, row-parallel output and FFN-down, sequence parallelism turning each TP
+// all-reduce into a reduce-scatter plus an all-gather, ring attention splitting the sequence over CP ranks,
+// and experts sharded over EP ranks with all-to-all dispatch and combine.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/hardware/compute_cost_model.hpp"
+#include "sim/workload/model_spec.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace cs {
+
+enum class OpKind { gemm, attention, memory, collective };
+/// Which process group a collective op runs on.
+enum class CommGroup { tp, cp, ep };
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::memory;
+  GemmShape gemm;          ///< kind == gemm
+  AttentionShape attention;///< kind == attention
+  Bytes bytes;             ///< kind == memory: bytes moved; kind == collective: NCCL buffer size
+  CollectiveKind collective = CollectiveKind::all_reduce;
+  CommGroup group = CommGroup::tp;
+  /// FLOPs this op contributes to the model-FLOP count (GEMMs and attention, counted the way Megatron-LM
+  /// does: attention without the causal saving). Zero for memory and communication.
+  Flops model_flops;
+};
+
+enum class LayerPart { dense_layer, moe_layer, embedding, output };
+
+/// Forward operators of one micro-batch through `part` on one GPU.
+[[nodiscard]] std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPlan& p,
+                                          const TrainingConfig& t);
+/// The backward operators matching `forward` (data and weight gradients, reversed collectives).
+[[nodiscard]] std::vector<Op> backward_ops(const std::vector<Op>& forward);
+
+}  // namespace cs

@@ -1,0 +1,100 @@
+#include "sim/workload/memory_model.hpp"
+
+#include <algorithm>
+
+namespace cs {
+namespace {
+
+/// Layers of stage `stage` (all virtual chunks together) and how many of them are MoE layers.
+std::pair<int, int> stage_layers(const ModelSpec& m, const ParallelPlan& p, int stage) {
+  const int per_chunk = m.layers / (p.pp * p.virtual_stages);
+  int total = 0, moe = 0;
+  for (int c = 0; c < p.virtual_stages; ++c) {
+    const int first = (c * p.pp + stage) * per_chunk;
+    for (int l = first; l < first + per_chunk; ++l) {
+      ++total;
+      if (m.is_moe() && l >= m.dense_layers) ++moe;
+    }
+  }
+  return {total, moe};
+}
+
+}  // namespace
+
+double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
+  const auto [layers, moe] = stage_layers(m, p, stage);
+  const double h = static_cast<double>(m.hidden);
+  double params = layers * m.attention_params() / p.tp + (layers - moe) * m.ffn_params() / p.tp;
+  if (moe > 0) {
+    const double experts_local = static_cast<double>(m.experts) / p.ep;
+    params += moe * ((experts_local + m.shared_experts) * m.ffn_params(true) / p.tp + h * m.experts);
+  }
+  const double embed = static_cast<double>(m.vocab) * h / p.tp;
+  if (stage == 0) params += embed;
+  if (stage == p.pp - 1 && !(m.tied_embeddings && p.pp == 1)) params += embed;
+  return params;
+}
+
+Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, bool moe_layer) {
+  const double sb = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
+  const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_dim());
+  const double tp = p.tp;
+  if (t.recompute == Recompute::full) return Bytes{2.0 * sb * h / (p.sequence_parallel ? tp : 1.0)};
+  // Per token, 16-bit tensors (2 bytes) and 1-byte dropout masks:
+  //   outside TP regions: two norm inputs (4h), QKV and FFN-up inputs (4h), two dropout masks (2h) = 10h
+  //   attention inside TP: Q, K, V (2h + 4kv) and the attention output (2h)
+  //   FFN inside TP: up(+gate) output 2f(x2) and activation output 2f
+  double f = static_cast<double>(m.ffn_hidden), ffn_tokens = 1.0;
+  if (moe_layer) {
+    f = static_cast<double>(m.expert_ffn_hidden);
+    ffn_tokens = m.top_k + m.shared_experts;
+  }
+  const double outside = 10.0 * h;
+  const double inside = 4.0 * h + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + 2.0 * f);
+  const double per_token = (p.sequence_parallel ? outside / tp : outside) + inside / tp;
+  return Bytes{sb * per_token};
+}
+
+MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) {
+  MemoryBreakdown best;
+  const double shard = static_cast<double>(p.dp) * p.cp;
+  const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
+  const double weight_bytes = fp32 ? 4.0 : 2.0;  // bf16 working weights (fp8 recipes keep bf16 weights too)
+  const double grad_bytes = 4.0;                 // fp32 main gradients, as Megatron-LM and FSDP keep them
+  const double optim_bytes = fp32 ? 8.0 : 12.0;  // Adam m and v (+ fp32 master weights in mixed precision)
+  for (const int stage : {0, p.pp - 1}) {
+    MemoryBreakdown b;
+    b.stage = stage;
+    const double params = params_per_gpu(m, p, stage);
+    b.weights = Bytes{params * weight_bytes / (p.zero_stage >= 3 ? shard : 1.0)};
+    b.gradients = Bytes{params * grad_bytes / (p.zero_stage >= 2 ? shard : 1.0)};
+    b.optimizer = Bytes{params * optim_bytes / (p.zero_stage >= 1 ? shard : 1.0)};
+
+    // Micro-batches whose activations stage `stage` holds at the peak of the schedule.
+    const auto [layers, moe] = stage_layers(m, p, stage);
+    double in_flight = 1.0;
+    const auto mb = static_cast<double>(t.micro_batches(p));
+    switch (p.schedule) {
+      case PipelineSchedule::gpipe: in_flight = mb; break;
+      case PipelineSchedule::one_f_one_b: in_flight = std::min<double>(mb, p.pp - stage); break;
+      case PipelineSchedule::interleaved:
+        // Korthikanti et al. Sec. 4.2.3: the first stage holds p * (1 + (p-1)/(p*v)) micro-batches' worth.
+        in_flight = std::min<double>(mb, (p.pp - stage) * (1.0 + (p.pp - 1.0) / (p.pp * p.virtual_stages)));
+        break;
+    }
+    double act = in_flight * ((layers - moe) * activation_bytes_per_layer(m, p, t, false).value() +
+                              moe * activation_bytes_per_layer(m, p, t, true).value());
+    const double tokens = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
+    if (stage == p.pp - 1) act += tokens * static_cast<double>(m.vocab) / p.tp * (4.0 + 2.0);  // fp32 logits + bf16
+    if (p.zero_stage >= 3) act += 2.0 * (m.attention_params() + m.ffn_params()) / p.tp * weight_bytes;  // gathered layers
+    b.activations = Bytes{act};
+    // NCCL channel buffers for the TP, DP and PP communicators (NCCL_BUFFSIZE 4 MiB x channels x peers).
+    b.comm_buffers = Bytes{0.5 * 1073741824.0};
+    b.workspace = Bytes{1.0 * 1073741824.0};  // CUDA context (~0.5 GiB) plus cuBLAS/cuDNN workspaces
+    b.fragmentation = Bytes{0.05 * (b.weights + b.gradients + b.optimizer + b.activations).value()};
+    if (b.total() > best.total()) best = b;
+  }
+  return best;
+}
+
+}  // namespace cs

@@ -1,0 +1,35 @@
+// Memory per GPU: model states by ZeRO stage, activations by recompute mode (Korthikanti et al. 2022,
+// "Reducing Activation Recomputation in Large Transformer Models", Sec. 4, with flash attention so the
+// attention score matrix is never stored), communication buffers, workspace and a fragmentation margin.
+#pragma once
+
+#include "sim/core/units.hpp"
+#include "sim/workload/model_spec.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace cs {
+
+struct MemoryBreakdown {
+  int stage = 0;             ///< the pipeline stage this breakdown is for (the one that needs the most)
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer;
+  Bytes activations;
+  Bytes comm_buffers;
+  Bytes workspace;           ///< CUDA context, cuBLAS/cuDNN workspaces
+  Bytes fragmentation;       ///< allocator margin
+
+  [[nodiscard]] Bytes total() const noexcept {
+    return weights + gradients + optimizer + activations + comm_buffers + workspace + fragmentation;
+  }
+};
+
+/// Parameters held by one GPU of pipeline stage `stage` (before any ZeRO sharding).
+[[nodiscard]] double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage);
+/// Bytes of activations one transformer layer keeps for one micro-batch until its backward pass.
+[[nodiscard]] Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
+                                               bool moe_layer);
+/// The largest per-GPU footprint over all pipeline stages.
+[[nodiscard]] MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t);
+
+}  // namespace cs

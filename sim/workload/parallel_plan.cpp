@@ -1,0 +1,130 @@
+#include "sim/workload/parallel_plan.hpp"
+
+#include "sim/input/input_node.hpp"
+
+namespace cs {
+
+std::string to_string(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::gpipe: return "gpipe";
+    case PipelineSchedule::one_f_one_b: return "1f1b";
+    case PipelineSchedule::interleaved: return "interleaved-1f1b";
+  }
+  return "?";
+}
+
+std::string to_string(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
+
+namespace {
+int positive_int(const InputNode& n, std::string_view key, int fallback) {
+  const int v = n.get_or<int>(key, fallback);
+  if (v <= 0) n.at(key).fail("must be a positive whole number");
+  return v;
+}
+}  // namespace
+
+ParallelPlan parse_parallel_plan(const InputNode& n) {
+  ParallelPlan p;
+  p.tp = positive_int(n, "tp", 1);
+  p.pp = positive_int(n, "pp", 1);
+  p.dp = positive_int(n, "dp", 1);
+  p.cp = positive_int(n, "cp", 1);
+  p.ep = positive_int(n, "ep", 1);
+  p.virtual_stages = positive_int(n, "virtual_stages", 1);
+  p.sequence_parallel = n.get_or<bool>("sequence_parallel", p.tp > 1);
+  if (auto s = n.find("schedule")) {
+    const auto v = s->as<std::string>();
+    if (v == "gpipe") p.schedule = PipelineSchedule::gpipe;
+    else if (v == "1f1b") p.schedule = PipelineSchedule::one_f_one_b;
+    else if (v == "interleaved-1f1b") p.schedule = PipelineSchedule::interleaved;
+    else s->fail("must be gpipe, 1f1b or interleaved-1f1b");
+  } else if (p.virtual_stages > 1) {
+    p.schedule = PipelineSchedule::interleaved;
+  }
+  if (auto z = n.find("zero")) {
+    p.zero_stage = z->as<int>();
+    z->require(p.zero_stage >= 0 && p.zero_stage <= 3, "must be 0, 1, 2 or 3 (3 = FSDP)");
+  }
+  n.finish();
+  return p;
+}
+
+TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model) {
+  TrainingConfig t;
+  t.micro_batch = positive_int(n, "micro_batch", 1);
+  t.global_batch = n.get<std::int64_t>("global_batch");
+  n.at("global_batch").require(t.global_batch > 0, "must be positive");
+  t.seq_len = positive_int(n, "seq_len", model.seq_len);
+  if (auto p = n.find("precision")) {
+    p->require(parse_dtype(p->as<std::string>(), t.precision), "must be fp32, tf32, bf16, fp16 or fp8");
+  }
+  if (auto r = n.find("recompute")) {
+    const auto v = r->as<std::string>();
+    if (v == "none") t.recompute = Recompute::none;
+    else if (v == "selective") t.recompute = Recompute::selective;
+    else if (v == "full") t.recompute = Recompute::full;
+    else r->fail("must be none, selective or full");
+  }
+  if (auto o = n.find("overlap")) {
+    t.overlap.grad_reduce = o->get_or<bool>("grad_reduce", t.overlap.grad_reduce);
+    t.overlap.param_gather = o->get_or<bool>("param_gather", t.overlap.param_gather);
+    t.overlap.tp_comm = o->get_or<bool>("tp_comm", t.overlap.tp_comm);
+    o->finish();
+  }
+  if (auto b = n.find("token_budget")) {
+    const double v = b->as<double>();
+    b->require(v > 0, "must be a positive number of tokens");
+    t.token_budget = v;
+  }
+  if (auto b = n.find("grad_bucket")) {
+    const Bytes v = b->as<Bytes>();
+    b->require(v.value() >= 1024, "must be at least 1KiB");
+    t.grad_bucket_bytes = static_cast<std::int64_t>(v.value());
+  }
+  n.finish();
+  return t;
+}
+
+void check_plan(const InputNode& where, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, int gpus,
+                int gpus_per_node) {
+  auto fail = [&](const std::string& key, const std::string& msg) {
+    throw InputError(where.location(), key, msg);
+  };
+  if (p.gpus() != gpus) {
+    fail("parallelism", "tp*pp*dp*cp = " + std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" +
+                            std::to_string(p.dp) + "*" + std::to_string(p.cp) + " = " + std::to_string(p.gpus()) +
+                            " but the cluster has " + std::to_string(gpus) + " GPUs");
+  }
+  if (p.tp > gpus_per_node) fail("parallelism.tp", "tensor parallelism beyond one node (" + std::to_string(gpus_per_node) + " GPUs) is not supported");
+  if (m.heads % p.tp != 0) fail("parallelism.tp", "heads (" + std::to_string(m.heads) + ") must be divisible by tp");
+  if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) fail("parallelism.tp", "kv_heads must divide or be divisible by tp");
+  if (m.ffn_hidden % p.tp != 0) fail("parallelism.tp", "ffn_hidden must be divisible by tp");
+  if (m.layers % (p.pp * p.virtual_stages) != 0) {
+    fail("parallelism.pp", "layers (" + std::to_string(m.layers) + ") must be divisible by pp*virtual_stages (" +
+                               std::to_string(p.pp * p.virtual_stages) + ")");
+  }
+  if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::interleaved) {
+    fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b");
+  }
+  if (t.seq_len % p.cp != 0 || (p.cp > 1 && (t.seq_len / p.cp) % 2 != 0)) fail("training.seq_len", "must split evenly (in halves) over cp ranks");
+  if (p.ep > 1 && !m.is_moe()) fail("parallelism.ep", "expert parallelism needs an MoE model");
+  if (m.is_moe() && m.experts % p.ep != 0) fail("parallelism.ep", "experts must be divisible by ep");
+  if (p.ep > p.dp * p.cp) fail("parallelism.ep", "ep must not exceed dp*cp (experts are sharded over data-parallel ranks)");
+  const std::int64_t per_step = static_cast<std::int64_t>(t.micro_batch) * p.dp;
+  if (t.global_batch % per_step != 0) {
+    fail("training.global_batch", std::to_string(t.global_batch) + " is not a multiple of micro_batch*dp = " + std::to_string(per_step));
+  }
+  const std::int64_t mb = t.micro_batches(p);
+  if (p.schedule == PipelineSchedule::interleaved && mb % p.pp != 0) {
+    fail("training.global_batch", "interleaved 1F1B needs micro-batches per step (" + std::to_string(mb) + ") divisible by pp");
+  }
+}
+
+}  // namespace cs

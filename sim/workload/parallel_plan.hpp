@@ -1,0 +1,66 @@
+// How a training job is laid out on the GPUs and what it computes each step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/hardware/dtype.hpp"
+#include "sim/workload/model_spec.hpp"
+
+namespace cs {
+
+class InputNode;
+
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
+enum class Recompute { none, selective, full };
+
+struct ParallelPlan {
+  int tp = 1;                  ///< tensor parallel
+  int pp = 1;                  ///< pipeline parallel
+  int dp = 1;                  ///< data parallel (replicas)
+  int cp = 1;                  ///< context parallel (ring attention)
+  int ep = 1;                  ///< expert parallel (within the data-parallel group, Megatron-style)
+  int virtual_stages = 1;      ///< model chunks per pipeline rank (interleaved 1F1B)
+  bool sequence_parallel = false;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  int zero_stage = 0;          ///< 0: none, 1: optimizer states sharded (distributed optimizer), 2: +grads, 3: +params (FSDP)
+
+  [[nodiscard]] int gpus() const noexcept { return tp * pp * dp * cp; }
+};
+
+struct Overlap {
+  bool grad_reduce = true;     ///< DP gradient reduction runs in buckets under the backward pass
+  bool param_gather = true;    ///< ZeRO/FSDP parameter all-gather runs ahead under compute
+  bool tp_comm = false;        ///< TP collectives overlapped with GEMMs (userbuffers-style)
+};
+
+struct TrainingConfig {
+  int micro_batch = 1;              ///< sequences per micro-batch
+  std::int64_t global_batch = 1;    ///< sequences per optimizer step
+  int seq_len = 0;                  ///< tokens per sequence
+  DType precision = DType::bf16;    ///< GEMM precision; fp8 keeps attention and optimizer in bf16/fp32
+  Recompute recompute = Recompute::none;
+  Overlap overlap;
+  std::optional<double> token_budget;  ///< tokens to train on, for time to train
+  std::int64_t grad_bucket_bytes = 40'000'000 * 4;  ///< DP bucket size (Megatron default: 40M fp32 elements)
+
+  /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
+  [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {
+    return global_batch / (static_cast<std::int64_t>(micro_batch) * p.dp);
+  }
+};
+
+/// Reads the `parallelism:` section. Throws InputError on bad values.
+[[nodiscard]] ParallelPlan parse_parallel_plan(const InputNode& section);
+/// Reads the `training:` section; `model` supplies the default sequence length.
+[[nodiscard]] TrainingConfig parse_training_config(const InputNode& section, const ModelSpec& model);
+/// Checks that plan, training and model fit together on `gpus` GPUs (divisibility, batch sizes, schedule).
+/// Throws InputError at `where` (the scenario root) naming the offending key.
+void check_plan(const InputNode& where, const ModelSpec& model, const ParallelPlan& plan, const TrainingConfig& train,
+                int gpus, int gpus_per_node);
+
+[[nodiscard]] std::string to_string(PipelineSchedule s);
+[[nodiscard]] std::string to_string(Recompute r);
+
+}  // namespace cs
