@@ -1,0 +1,237 @@
+#include "sim/replay/step_replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <stdexcept>
+
+#include "sim/workload/pipeline_schedule.hpp"
+
+namespace cs {
+
+struct StepReplay::Stage {
+  std::vector<PipelineUnit> order;
+  std::size_t next = 0;
+  bool busy = false;
+  std::vector<char> ready;          // per (direction, micro-batch, chunk): its input has arrived
+  std::vector<int> backward_done;   // per chunk
+  std::deque<CollectiveRequest> dp_queue;
+  bool dp_busy = false;
+  int buckets_pending = 0;          // released but not yet reduced
+  int buckets_unreleased = 0;       // scheduled for release later in a running unit
+  bool finishing = false;
+  Time last_unit_end;
+  Time optimizer_start, finish;
+  StepBreakdown sums;
+  Flops model_flops, hardware_flops;
+};
+
+StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const UnitCosts& costs,
+                       CollectiveModel& fabric, EventEngine& engine)
+    : model_(m),
+      plan_(p),
+      train_(t),
+      costs_(costs),
+      fabric_(fabric),
+      engine_(engine),
+      layout_(p),
+      micro_batches_(static_cast<int>(t.micro_batches(p))),
+      virtual_(p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1) {
+  stages_.resize(static_cast<std::size_t>(p.pp));
+  for (int s = 0; s < p.pp; ++s) {
+    Stage& st = stages_[static_cast<std::size_t>(s)];
+    st.order = pipeline_order(p, s, micro_batches_);
+    st.ready.assign(static_cast<std::size_t>(2 * micro_batches_ * virtual_), 0);
+    st.backward_done.assign(static_cast<std::size_t>(virtual_), 0);
+  }
+  // The first virtual stage's forwards read the data loader: their inputs are ready from the start.
+  for (int mb = 0; mb < micro_batches_; ++mb) stages_[0].ready[slot(true, mb, 0)] = 1;
+}
+
+StepReplay::~StepReplay() = default;
+
+std::size_t StepReplay::slot(bool forward, int mb, int chunk) const noexcept {
+  return static_cast<std::size_t>(((forward ? 0 : 1) * virtual_ + chunk) * micro_batches_ + mb);
+}
+
+void StepReplay::emit(int s, const char* stream, std::string name, Time start, Time end) {
+  if (observers_.empty()) return;
+  const Span span{s, layout_.rank(0, 0, 0, s), stream, std::move(name), start, end};
+  for (auto* o : observers_) o->on_span(span);
+}
+
+StepResult StepReplay::run() {
+  const Time t0 = engine_.now();
+  const std::uint64_t e0 = engine_.executed();
+  for (int s = 0; s < plan_.pp; ++s) try_start(s);
+  engine_.run();
+  StepResult r;
+  for (int s = 0; s < plan_.pp; ++s) {
+    const Stage& st = stages_[static_cast<std::size_t>(s)];
+    if (st.next != st.order.size() || !st.finishing) {
+      throw std::logic_error("replay deadlock: stage " + std::to_string(s) + " stopped at unit " +
+                             std::to_string(st.next) + " of " + std::to_string(st.order.size()));
+    }
+    if (st.finish - t0 >= r.step_time) {
+      r.step_time = st.finish - t0;
+      r.critical_stage = s;
+    }
+    // Every GPU of a stage does the representative's work: scale by the TP x CP x DP ranks per stage.
+    const double ranks = static_cast<double>(plan_.tp) * plan_.cp * plan_.dp;
+    r.model_flops += st.model_flops * ranks;
+    r.hardware_flops += st.hardware_flops * ranks;
+  }
+  r.breakdown = stages_[static_cast<std::size_t>(r.critical_stage)].sums;
+  r.events = engine_.executed() - e0;
+  return r;
+}
+
+void StepReplay::try_start(int s) {
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  if (st.busy || st.next >= st.order.size()) return;
+  const PipelineUnit u = st.order[st.next];
+  if (!st.ready[slot(u.forward, u.micro_batch, u.chunk)]) return;
+  st.busy = true;
+  const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
+  const Time start = engine_.now();
+  const Time dur = c.total();
+  // The last backward of a chunk produces its final gradients layer by layer: release the DP buckets
+  // while it runs, so their reduction overlaps the rest of the backward pass.
+  if (!u.forward && st.backward_done[static_cast<std::size_t>(u.chunk)] == micro_batches_ - 1) {
+    release_buckets(s, u.chunk, start, train_.overlap.grad_reduce ? dur : Time::zero());
+  }
+  const std::size_t index = st.next;
+  engine_.schedule_in(dur, [this, s, index, start] { finish_unit(s, index, start); });
+}
+
+void StepReplay::finish_unit(int s, std::size_t index, Time start) {
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  const PipelineUnit u = st.order[index];
+  const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
+  st.sums.compute += c.compute;
+  st.sums.tp_comm += c.tp_comm;
+  st.sums.cp_comm += c.cp_comm;
+  st.sums.ep_comm += c.ep_comm;
+  st.model_flops += c.model_flops;
+  st.hardware_flops += c.hardware_flops;
+  emit(s, "compute", std::string(u.forward ? "F" : "B") + " mb" + std::to_string(u.micro_batch) +
+                         (virtual_ > 1 ? " chunk" + std::to_string(u.chunk) : ""),
+       start, engine_.now());
+
+  const int vs = u.chunk * plan_.pp + s;
+  const int last_vs = plan_.pp * virtual_ - 1;
+  if (u.forward) {
+    if (vs < last_vs) transfer(vs, vs + 1, true, u.micro_batch);
+    else st.ready[slot(false, u.micro_batch, u.chunk)] = 1;  // the loss is here: backward may start
+  } else {
+    if (vs > 0) transfer(vs, vs - 1, false, u.micro_batch);
+    ++st.backward_done[static_cast<std::size_t>(u.chunk)];
+  }
+  st.busy = false;
+  ++st.next;
+  if (st.next == st.order.size()) st.last_unit_end = engine_.now();
+  try_start(s);
+  maybe_finish(s);
+}
+
+void StepReplay::transfer(int from_vs, int to_vs, bool forward, int mb) {
+  const int from = from_vs % plan_.pp, to = to_vs % plan_.pp, chunk = to_vs / plan_.pp;
+  const auto arrive = [this, to, forward, mb, chunk] {
+    stages_[static_cast<std::size_t>(to)].ready[slot(forward, mb, chunk)] = 1;
+    try_start(to);
+  };
+  if (from == to) {
+    arrive();
+    return;
+  }
+  // Megatron sends each TP rank's 1/tp shard of the [tokens, hidden] 16-bit activation (or its gradient).
+  const double tokens = static_cast<double>(train_.micro_batch) * train_.seq_len / plan_.cp;
+  CollectiveRequest req{CollectiveKind::send_recv, Bytes{tokens * static_cast<double>(model_.hidden) * 2.0 / plan_.tp},
+                        layout_.p2p_pairs(from, to), forward ? "pp activation" : "pp gradient"};
+  const Time start = engine_.now();
+  const std::string name = std::string(forward ? "send act mb" : "send grad mb") + std::to_string(mb);
+  fabric_.start(req, [this, from, name, start, arrive] {
+    emit(from, "pp comm", name, start, engine_.now());
+    arrive();
+  });
+}
+
+void StepReplay::release_buckets(int s, int chunk, Time start, Time duration) {
+  if (plan_.dp * plan_.cp == 1) return;
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  const double grad_bytes = costs_.chunk_params(s, chunk) * 4.0;  // fp32 main gradients
+  const int buckets = std::max(1, static_cast<int>(std::ceil(grad_bytes / static_cast<double>(train_.grad_bucket_bytes))));
+  const CollectiveKind kind = plan_.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  st.buckets_unreleased += buckets;
+  for (int b = 0; b < buckets; ++b) {
+    // Backward produces gradients at a steady rate: bucket b is complete after (b+1)/buckets of the unit.
+    const Time ready = start + Time::from_seconds(duration.seconds() * (b + 1) / buckets);
+    CollectiveRequest req{kind, Bytes{grad_bytes / buckets}, layout_.dp_groups(s),
+                          "dp grad bucket " + std::to_string(b) + " chunk " + std::to_string(chunk)};
+    engine_.schedule_at(ready, [this, s, req = std::move(req)]() mutable {
+      Stage& stage = stages_[static_cast<std::size_t>(s)];
+      --stage.buckets_unreleased;
+      enqueue_dp(s, std::move(req));
+    });
+  }
+}
+
+void StepReplay::enqueue_dp(int s, CollectiveRequest req) {
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  ++st.buckets_pending;
+  st.dp_queue.push_back(std::move(req));
+  pump_dp(s);
+}
+
+void StepReplay::pump_dp(int s) {
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  if (st.dp_busy || st.dp_queue.empty()) return;
+  st.dp_busy = true;
+  CollectiveRequest req = std::move(st.dp_queue.front());
+  st.dp_queue.pop_front();
+  const Time start = engine_.now();
+  std::string name = req.label;
+  fabric_.start(req, [this, s, start, name = std::move(name)] {
+    Stage& stage = stages_[static_cast<std::size_t>(s)];
+    emit(s, "dp comm", name, start, engine_.now());
+    stage.dp_busy = false;
+    --stage.buckets_pending;
+    pump_dp(s);
+    maybe_finish(s);
+  });
+}
+
+void StepReplay::maybe_finish(int s) {
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  if (st.finishing || st.next < st.order.size() || st.buckets_pending > 0 || st.buckets_unreleased > 0) return;
+  st.finishing = true;
+  st.optimizer_start = engine_.now();
+  st.sums.dp_comm = st.optimizer_start - st.last_unit_end;
+  Time busy = Time::zero();
+  for (const PipelineUnit& u : st.order) busy += (u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk)).total();
+  st.sums.pipeline_wait = st.last_unit_end - busy;
+  const Time opt = costs_.optimizer(s);
+  st.sums.optimizer = opt;
+  engine_.schedule_in(opt, [this, s] {
+    Stage& stage = stages_[static_cast<std::size_t>(s)];
+    emit(s, "compute", "optimizer step", stage.optimizer_start, engine_.now());
+    const bool gather = plan_.zero_stage >= 1 && plan_.dp * plan_.cp > 1 && !train_.overlap.param_gather;
+    if (!gather) {
+      stage.finish = engine_.now();
+      return;
+    }
+    // Distributed optimizer: every rank gathers the updated 16-bit parameters of its stage.
+    double params = 0;
+    for (int c = 0; c < virtual_; ++c) params += costs_.chunk_params(s, c);
+    CollectiveRequest req{CollectiveKind::all_gather, Bytes{params * 2.0}, layout_.dp_groups(s), "param all-gather"};
+    const Time start = engine_.now();
+    fabric_.start(req, [this, s, start] {
+      Stage& st2 = stages_[static_cast<std::size_t>(s)];
+      emit(s, "dp comm", "param all-gather", start, engine_.now());
+      st2.sums.param_gather = engine_.now() - start;
+      st2.finish = engine_.now();
+    });
+  });
+}
+
+}  // namespace cs

@@ -1,0 +1,92 @@
+// Replays one training step on the event engine: every pipeline stage runs its units in schedule order on a
+// compute stream, activations and gradients cross stages as fabric transfers, gradient buckets are reduced on
+// a data-parallel stream while the backward pass goes on, and each stage ends with its optimizer step.
+//
+// Symmetry: all TP, CP and DP ranks of a stage execute the same units at the same times, so one
+// representative GPU per stage is replayed; every transfer and collective it issues is issued for all the
+// groups that perform it together, so the fabric model still sees the whole cluster's traffic.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/core/event_engine.hpp"
+#include "sim/replay/unit_costs.hpp"
+
+namespace cs {
+
+/// A span of simulated time on one stream of one representative GPU.
+struct Span {
+  int stage = 0;
+  int gpu = 0;              ///< global rank of the representative GPU
+  std::string stream;       ///< "compute", "dp comm" or "pp comm"
+  std::string name;
+  Time start, end;
+};
+
+/// Subscribers see every span as the replay produces it (trace writers, statistics).
+class ReplayObserver {
+ public:
+  virtual ~ReplayObserver() = default;
+  virtual void on_span(const Span& span) = 0;
+};
+
+struct StepBreakdown {
+  Time compute;              ///< kernels on the critical stage (recompute included)
+  Time tp_comm;              ///< exposed TP collectives
+  Time cp_comm;
+  Time ep_comm;
+  Time pipeline_wait;        ///< idle inside the pipeline: bubble and waits for stage-to-stage transfers
+  Time dp_comm;              ///< gradient reduction left after the last backward unit
+  Time optimizer;
+  Time param_gather;         ///< exposed ZeRO parameter all-gather after the optimizer step
+};
+
+struct StepResult {
+  Time step_time;
+  int critical_stage = 0;      ///< the stage that finishes last
+  StepBreakdown breakdown;     ///< of the critical stage
+  Flops model_flops;           ///< whole cluster, one step
+  Flops hardware_flops;        ///< whole cluster, one step, recompute included
+  std::uint64_t events = 0;    ///< engine events executed
+};
+
+class StepReplay {
+ public:
+  StepReplay(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const UnitCosts& costs,
+             CollectiveModel& fabric, EventEngine& engine);
+  ~StepReplay();
+  StepReplay(const StepReplay&) = delete;
+  StepReplay& operator=(const StepReplay&) = delete;
+  void add_observer(ReplayObserver& o) { observers_.push_back(&o); }
+  /// Runs the step from engine.now() to completion.
+  [[nodiscard]] StepResult run();
+
+ private:
+  struct Stage;
+  void try_start(int s);
+  void finish_unit(int s, std::size_t index, Time start);
+  void release_buckets(int s, int chunk, Time start, Time duration);
+  void enqueue_dp(int s, CollectiveRequest req);
+  void pump_dp(int s);
+  void maybe_finish(int s);
+  void transfer(int from_vs, int to_vs, bool forward, int micro_batch);
+  void emit(int s, const char* stream, std::string name, Time start, Time end);
+  [[nodiscard]] std::size_t slot(bool forward, int micro_batch, int chunk) const noexcept;
+
+  const ModelSpec& model_;
+  ParallelPlan plan_;
+  TrainingConfig train_;
+  const UnitCosts& costs_;
+  CollectiveModel& fabric_;
+  EventEngine& engine_;
+  RankLayout layout_;
+  int micro_batches_;
+  int virtual_;
+  std::vector<Stage> stages_;
+  std::vector<ReplayObserver*> observers_;
+};
+
+}  // namespace cs

@@ -1,0 +1,121 @@
+#include "sim/replay/unit_costs.hpp"
+
+#include <algorithm>
+
+#include "sim/workload/memory_model.hpp"
+
+namespace cs {
+
+UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
+  compute += o.compute;
+  tp_comm += o.tp_comm;
+  cp_comm += o.cp_comm;
+  ep_comm += o.ep_comm;
+  model_flops += o.model_flops;
+  hardware_flops += o.hardware_flops;
+  return *this;
+}
+
+UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
+                            const CollectiveEstimate& estimate, const RankLayout& layout) const {
+  UnitCost u;
+  Time last_attention = Time::zero();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    switch (op.kind) {
+      case OpKind::gemm: u.compute += compute.gemm(op.gemm); break;
+      case OpKind::attention:
+        last_attention = compute.attention(op.attention);
+        u.compute += last_attention;
+        break;
+      case OpKind::memory: u.compute += compute.memory_bound(op.bytes); break;
+      case OpKind::collective: {
+        CollectiveRequest req{op.collective, op.bytes, {}, op.name};
+        if (op.group == CommGroup::tp) req.groups = {layout.tp_groups(0).front()};
+        else if (op.group == CommGroup::cp) req.groups = {layout.cp_groups(0).front()};
+        else req.groups = {layout.ep_groups(0).front()};
+        const Time t = estimate(req);
+        if (op.group == CommGroup::tp) {
+          Time hidden = Time::zero();
+          if (train_.overlap.tp_comm) {
+            // Userbuffers-style overlap hides the collective behind the GEMM it feeds or follows.
+            for (std::size_t j = i + 1; j < ops.size(); ++j) {
+              if (ops[j].kind == OpKind::gemm) { hidden = compute.gemm(ops[j].gemm); break; }
+            }
+          }
+          u.tp_comm += std::max(Time::zero(), t - hidden);
+        } else if (op.group == CommGroup::cp) {
+          u.cp_comm += std::max(Time::zero(), t - last_attention);  // ring steps overlap the attention blocks
+        } else {
+          u.ep_comm += t;
+        }
+        break;
+      }
+    }
+    u.model_flops += op.model_flops;
+  }
+  u.hardware_flops = u.model_flops;
+  return u;
+}
+
+UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
+                     const ComputeCostModel& compute, const CollectiveEstimate& estimate)
+    : pp_(p.pp), plan_(p), train_(t) {
+  const RankLayout layout(p);
+  const int v = p.virtual_stages;
+  const int per_chunk = m.layers / (p.pp * v);
+  const std::size_t n = static_cast<std::size_t>(p.pp * v);
+  fwd_.resize(n);
+  bwd_.resize(n);
+  params_.resize(n);
+
+  auto both = [&](LayerPart part) {
+    const auto f = forward_ops(part, m, p, t);
+    return std::pair{cost_of(f, compute, estimate, layout), cost_of(backward_ops(f), compute, estimate, layout)};
+  };
+  const auto dense = both(LayerPart::dense_layer);
+  const auto moe = m.is_moe() ? both(LayerPart::moe_layer) : dense;
+  const auto embed = both(LayerPart::embedding);
+  const auto output = both(LayerPart::output);
+
+  for (int c = 0; c < v; ++c) {
+    for (int s = 0; s < p.pp; ++s) {
+      const int vs = c * p.pp + s;
+      UnitCost f, b;
+      for (int l = vs * per_chunk; l < (vs + 1) * per_chunk; ++l) {
+        const auto& layer = (m.is_moe() && l >= m.dense_layers) ? moe : dense;
+        f += layer.first;
+        b += layer.second;
+      }
+      if (vs == 0) {
+        f += embed.first;
+        b += embed.second;
+      }
+      if (vs == p.pp * v - 1) {
+        f += output.first;
+        b += output.second;
+      }
+      if (t.recompute == Recompute::full) {
+        // Full recompute reruns the chunk's forward (kernels and TP collectives) before its backward.
+        b.compute += f.compute;
+        b.tp_comm += f.tp_comm;
+        b.cp_comm += f.cp_comm;
+        b.ep_comm += f.ep_comm;
+        b.hardware_flops += f.model_flops;
+      }
+      fwd_[index(s, c)] = f;
+      bwd_[index(s, c)] = b;
+    }
+  }
+  // Chunk parameters: split the stage's parameters evenly over its chunks, embeddings to their chunk.
+  for (int s = 0; s < p.pp; ++s) {
+    const double stage_params = params_per_gpu(m, p, s);
+    for (int c = 0; c < v; ++c) params_[index(s, c)] = stage_params / v;
+    // Adam step over the GPU's optimizer shard: reads fp32 param, grad, m, v (16 B), writes param, m, v
+    // (12 B) and the 16-bit working copy (2 B): 30 bytes per parameter.
+    const double shard = p.zero_stage >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
+    optimizer_.push_back(compute.memory_bound(Bytes{stage_params / shard * 30.0}));
+  }
+}
+
+}  // namespace cs

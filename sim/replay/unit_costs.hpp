@@ -1,0 +1,58 @@
+// The cost of each pipeline unit (one micro-batch's forward or backward through one model chunk on one GPU),
+// computed once from the layer operators and reused for every micro-batch: all micro-batches of a chunk have
+// identical shapes, so the replay schedules units, not kernels.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "sim/collectives/collective.hpp"
+#include "sim/hardware/compute_cost_model.hpp"
+#include "sim/replay/rank_layout.hpp"
+#include "sim/workload/layer_ops.hpp"
+
+namespace cs {
+
+/// Answers "how long would this collective take on an idle fabric"; used for the short, node-local
+/// collectives inside a unit (TP, CP, EP), whose time is charged to the compute stream.
+using CollectiveEstimate = std::function<Time(const CollectiveRequest&)>;
+
+struct UnitCost {
+  Time compute;          ///< GEMM, attention and memory-bound kernels (recompute included for backward)
+  Time tp_comm;          ///< exposed tensor-parallel collectives
+  Time cp_comm;          ///< exposed context-parallel K/V exchange
+  Time ep_comm;          ///< expert-parallel all-to-all
+  Flops model_flops;     ///< per GPU, Megatron-LM's convention (no recompute)
+  Flops hardware_flops;  ///< per GPU, recompute included
+  [[nodiscard]] Time total() const noexcept { return compute + tp_comm + cp_comm + ep_comm; }
+  UnitCost& operator+=(const UnitCost& o) noexcept;
+};
+
+class UnitCosts {
+ public:
+  UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute,
+            const CollectiveEstimate& estimate);
+
+  [[nodiscard]] const UnitCost& forward(int stage, int chunk) const { return fwd_[index(stage, chunk)]; }
+  [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
+  /// Parameters of one chunk on one GPU (before ZeRO sharding).
+  [[nodiscard]] double chunk_params(int stage, int chunk) const { return params_[index(stage, chunk)]; }
+  /// The optimizer step of a stage (Adam over the GPU's shard of fp32 states).
+  [[nodiscard]] Time optimizer(int stage) const { return optimizer_[static_cast<std::size_t>(stage)]; }
+
+ private:
+  [[nodiscard]] std::size_t index(int stage, int chunk) const noexcept {
+    return static_cast<std::size_t>(chunk * pp_ + stage);
+  }
+  [[nodiscard]] UnitCost cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
+                                 const CollectiveEstimate& estimate, const RankLayout& layout) const;
+
+  int pp_;
+  std::vector<UnitCost> fwd_, bwd_;
+  std::vector<double> params_;
+  std::vector<Time> optimizer_;
+  ParallelPlan plan_;
+  TrainingConfig train_;
+};
+
+}  // namespace cs
