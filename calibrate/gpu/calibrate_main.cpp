@@ -1,0 +1,157 @@
+// clustersim-calibrate: measures the GPUs it finds and writes a samples file (docs/calibration.md).
+//
+//   clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] [--device D]
+//
+// Samples are written and flushed as they are measured, so a run cut short keeps what it measured. The
+// file is then imported and fitted on any machine with `clustersim-fit` (no GPU needed).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "calibrate/gpu/gpu_check.hpp"
+#include "calibrate/gpu/gpu_context.hpp"
+#include "calibrate/gpu/nvml_power.hpp"
+
+namespace {
+
+std::string version_string(int v, int major_div, int minor_div) {
+  return std::to_string(v / major_div) + "." + std::to_string(v % major_div / minor_div) + "." +
+         std::to_string(v % minor_div);
+}
+
+int usage(const char* msg) {
+  std::cerr << "clustersim-calibrate: " << msg
+            << "\nusage: clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] "
+               "[--device D]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cs;
+  using namespace cs::calib;
+  bool quick = false;
+  std::string out_path = "calibration-samples.csv";
+  std::set<std::string> only{"gemm", "memory", "nccl", "power"};
+  int gpus = -1, device = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    try {
+      if (a == "--quick") quick = true;
+      else if (a == "--out") out_path = value();
+      else if (a == "--gpus") gpus = std::stoi(value());
+      else if (a == "--device") device = std::stoi(value());
+      else if (a == "--only") {
+        only.clear();
+        std::stringstream ss(value());
+        for (std::string part; std::getline(ss, part, ',');) {
+          if (part != "gemm" && part != "memory" && part != "nccl" && part != "power") return usage(("unknown section " + part).c_str());
+          only.insert(part);
+        }
+      } else if (a == "--help" || a == "-h") {
+        usage("measures GEMMs, bandwidth-bound kernels, NCCL collectives and power");
+        return 0;
+      } else {
+        return usage(("unknown argument " + a).c_str());
+      }
+    } catch (const std::exception& e) {
+      return usage(e.what());
+    }
+  }
+
+  try {
+    int count = 0;
+    CS_CUDA(cudaGetDeviceCount(&count));
+    if (count == 0) throw GpuError("no CUDA device found");
+    if (gpus < 0 || gpus > count) gpus = count;
+    CS_CUDA(cudaSetDevice(device));
+    cudaDeviceProp prop{};
+    CS_CUDA(cudaGetDeviceProperties(&prop, device));
+    char pci[32] = {};
+    CS_CUDA(cudaDeviceGetPCIBusId(pci, sizeof pci, device));
+    const Nvml nvml(pci);
+
+    CalibrationRun run;
+    run.gpu_name = prop.name;
+    run.sm_count = prop.multiProcessorCount;
+    run.memory_bytes = static_cast<double>(prop.totalGlobalMem);
+    int drv = 0, rt = 0, nccl = 0, clock_khz = 0, mem_khz = 0;
+    CS_CUDA(cudaDriverGetVersion(&drv));
+    CS_CUDA(cudaRuntimeGetVersion(&rt));
+    CS_NCCL(ncclGetVersion(&nccl));
+    CS_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+    CS_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device));
+    run.sm_clock_mhz = nvml.available() ? static_cast<int>(nvml.max_clock_mhz(false)) : clock_khz / 1000;
+    run.mem_clock_mhz = nvml.available() ? static_cast<int>(nvml.max_clock_mhz(true)) : mem_khz / 1000;
+    run.driver = (nvml.available() ? nvml.driver_version() + " " : std::string{}) + "(CUDA driver API " +
+                 version_string(drv, 1000, 10) + ")";
+    run.cuda = version_string(rt, 1000, 10);
+    run.cublas = version_string(static_cast<int>(cublasLtGetVersion()), 10000, 100);
+    run.nccl = version_string(nccl, 10000, 100);
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    run.host = host;
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    run.date = date;
+    run.tool = std::string("clustersim-calibrate 0.1") + (quick ? " --quick" : "");
+    run.extra["gpus_visible"] = std::to_string(count);
+    run.extra["l2_bytes"] = std::to_string(prop.l2CacheSize);
+    run.extra["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+    if (!nvml.available()) run.extra["nvml"] = "unavailable: " + nvml.why_unavailable();
+
+    std::ofstream out(out_path);
+    if (!out) throw std::runtime_error("cannot write " + out_path);
+    write_samples_header(out, run);
+    out.flush();
+    std::fprintf(stderr, "clustersim-calibrate: %s, %d SMs, %.0f GiB, driver %s, CUDA %s, cuBLASLt %s, NCCL %s%s\n",
+                 run.gpu_name.c_str(), run.sm_count, run.memory_bytes / (1u << 30), run.driver.c_str(),
+                 run.cuda.c_str(), run.cublas.c_str(), run.nccl.c_str(), quick ? " (quick)" : "");
+
+    GpuContext ctx;
+    ctx.device = device;
+    CS_CUDA(cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking));
+    ctx.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+    ctx.sm_count = prop.multiProcessorCount;
+    ctx.quick = quick;
+    if (quick) {
+      ctx.plan.budget_s = 0.012;
+      ctx.plan.min_reps = 5;
+    }
+    std::size_t written = 0;
+    ctx.emit = [&](const CalibrationSample& s) {
+      write_sample(out, s);
+      out.flush();
+      if (!out) throw std::runtime_error("write to " + out_path + " failed");
+      ++written;
+    };
+
+    if (only.count("power")) {
+      if (nvml.available()) run_power_sweep(ctx, nvml);
+      else std::fprintf(stderr, "power: skipped (%s)\n", nvml.why_unavailable().c_str());
+    }
+    if (only.count("gemm")) run_gemm_sweep(ctx);
+    if (only.count("memory")) run_memory_sweep(ctx);
+    if (only.count("nccl")) run_nccl_sweep(ctx, gpus);
+    CS_CUDA(cudaStreamDestroy(ctx.stream));
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start).count();
+    std::fprintf(stderr, "clustersim-calibrate: %zu samples written to %s in %.0f s\n", written, out_path.c_str(), el);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "clustersim-calibrate: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,230 @@
+// GEMMs through cuBLASLt in fp32, tf32, bf16, fp16 and fp8 (e4m3 inputs, bf16 output), TN layout (the one
+// fp8 requires on Hopper), the algorithm cuBLASLt's heuristic ranks first, a 32 MiB workspace as PyTorch
+// gives it. Shapes: transformer-layer GEMMs over hidden sizes, token counts and tensor-parallel splits
+// (forward, input-gradient and weight-gradient forms) plus log-uniform random shapes with odd sizes.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "calibrate/gpu/gpu_check.hpp"
+#include "calibrate/gpu/gpu_context.hpp"
+#include "kernels/kernels.cuh"
+
+namespace cs::calib {
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+  auto operator<=>(const Shape&) const = default;
+};
+
+struct DtypeConfig {
+  const char* name;
+  cudaDataType ab, cd;
+  cublasComputeType_t compute;
+  kernels::FillType fill;
+  double ab_bytes, cd_bytes;
+  double max_flops;  ///< skip shapes above this: they only cost time
+  std::int64_t align; ///< dimensions rounded up to this (fp8 needs multiples of 16)
+};
+
+const DtypeConfig kDtypes[] = {
+    {"fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, kernels::FillType::f32, 4, 4, 2.5e12, 1},
+    {"tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, kernels::FillType::f32, 4, 4, 1.2e13, 1},
+    {"bf16", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, kernels::FillType::bf16, 2, 2, 3e13, 1},
+    {"fp16", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, kernels::FillType::f16, 2, 2, 3e13, 1},
+    {"fp8", CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, kernels::FillType::e4m3, 1, 2, 5e13, 16},
+};
+
+std::int64_t round_up(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
+
+std::vector<Shape> shape_grid(bool quick) {
+  std::set<Shape> s;
+  const std::vector<std::int64_t> hidden = quick ? std::vector<std::int64_t>{2048, 8192}
+                                                 : std::vector<std::int64_t>{1024, 2048, 3072, 4096, 5120, 8192};
+  const std::vector<std::int64_t> tokens = quick ? std::vector<std::int64_t>{4096}
+                                                 : std::vector<std::int64_t>{1024, 4096, 8192, 16384};
+  const std::vector<std::int64_t> tps = quick ? std::vector<std::int64_t>{1, 8} : std::vector<std::int64_t>{1, 2, 4, 8};
+  for (auto h : hidden) {
+    for (auto t : tokens) {
+      for (auto tp : tps) {
+        // (out features, in features) of QKV, attention projection, MLP up and MLP down.
+        const std::int64_t layers[4][2] = {{3 * h / tp, h}, {h, h / tp}, {4 * h / tp, h}, {h, 4 * h / tp}};
+        for (const auto& l : layers) {
+          s.insert({t, l[0], l[1]});                      // forward: tokens x out, reduce over in
+          if (tp == 1 || tp == 8) {
+            s.insert({t, l[1], l[0]});                    // input gradient
+            if (!quick) s.insert({l[0], l[1], t});        // weight gradient: reduce over tokens
+          }
+        }
+      }
+      if (tokens.size() == 1 || t == 4096 || t == 8192) s.insert({t, 50304, h});  // LM head
+    }
+  }
+  // Log-uniform random shapes, odd sizes included, from a fixed seed so every run measures the same grid.
+  std::mt19937_64 rng(20261202);
+  std::uniform_real_distribution<double> lg(std::log(48.0), std::log(20000.0));
+  const int random_count = quick ? 24 : 240;
+  for (int i = 0; i < random_count; ++i) {
+    // Every other shape rounded to multiples of 64, as framework shapes mostly are; the rest left odd.
+    const std::int64_t a = i % 2 == 0 ? 64 : 1;
+    const auto d = [&] { return round_up(static_cast<std::int64_t>(std::exp(lg(rng))), a); };
+    s.insert({d(), d(), d()});
+  }
+  return {s.begin(), s.end()};
+}
+
+class Lt {
+ public:
+  Lt() { CS_CUBLAS(cublasLtCreate(&h_)); }
+  ~Lt() { cublasLtDestroy(h_); }
+  Lt(const Lt&) = delete;
+  Lt& operator=(const Lt&) = delete;
+  [[nodiscard]] cublasLtHandle_t get() const { return h_; }
+
+ private:
+  cublasLtHandle_t h_{};
+};
+
+// Descriptors of one GEMM, destroyed on scope exit.
+struct Plan {
+  cublasLtMatmulDesc_t op{};
+  cublasLtMatrixLayout_t a{}, b{}, c{};
+  cublasLtMatmulPreference_t pref{};
+  cublasLtMatmulHeuristicResult_t algo{};
+  bool ok = false;
+  ~Plan() {
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (op) cublasLtMatmulDescDestroy(op);
+  }
+};
+
+// D[m,n] (column-major) = A^T B with A stored k x m and B stored k x n.
+void make_plan(Plan& p, const Lt& lt, const DtypeConfig& d, const Shape& s, std::size_t workspace) {
+  CS_CUBLAS(cublasLtMatmulDescCreate(&p.op, d.compute, CUDA_R_32F));
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  CS_CUBLAS(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+  CS_CUBLAS(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+  CS_CUBLAS(cublasLtMatrixLayoutCreate(&p.a, d.ab, static_cast<std::uint64_t>(s.k), static_cast<std::uint64_t>(s.m), s.k));
+  CS_CUBLAS(cublasLtMatrixLayoutCreate(&p.b, d.ab, static_cast<std::uint64_t>(s.k), static_cast<std::uint64_t>(s.n), s.k));
+  CS_CUBLAS(cublasLtMatrixLayoutCreate(&p.c, d.cd, static_cast<std::uint64_t>(s.m), static_cast<std::uint64_t>(s.n), s.m));
+  CS_CUBLAS(cublasLtMatmulPreferenceCreate(&p.pref));
+  CS_CUBLAS(cublasLtMatmulPreferenceSetAttribute(p.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
+                                                 sizeof workspace));
+  int found = 0;
+  const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt.get(), p.op, p.a, p.b, p.c, p.c, p.pref, 1, &p.algo, &found);
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED) return;
+  CS_CUBLAS(st);
+  p.ok = found > 0;
+}
+
+}  // namespace
+
+void run_gemm_sweep(const GpuContext& ctx) {
+  const std::vector<Shape> base = shape_grid(ctx.quick);
+  const Lt lt;
+  const std::size_t workspace_bytes = 32u << 20;
+  const double arena_bytes = 6.0 * (1u << 30);  // inputs and outputs of the rotating sets
+  void* workspace = nullptr;
+  void* arena = nullptr;
+  CS_CUDA(cudaMalloc(&workspace, workspace_bytes));
+  CS_CUDA(cudaMalloc(&arena, static_cast<std::size_t>(arena_bytes)));
+  auto* bytes = static_cast<char*>(arena);
+
+  std::size_t done = 0;
+  const std::size_t total = base.size() * std::size(kDtypes);
+  for (const DtypeConfig& d : kDtypes) {
+    // Random non-zero data over the whole arena in this format (outputs are overwritten anyway).
+    const auto elems = static_cast<std::int64_t>(arena_bytes / d.ab_bytes);
+    CS_CUDA(kernels::fill_random(arena, elems, d.fill, 0x5eed0000u + done, 1.0f, ctx.stream));
+    CS_CUDA(cudaStreamSynchronize(ctx.stream));
+    for (const Shape& raw : base) {
+      ++done;
+      const Shape s{round_up(raw.m, d.align), round_up(raw.n, d.align), round_up(raw.k, d.align)};
+      const double flops = 2.0 * static_cast<double>(s.m) * static_cast<double>(s.n) * static_cast<double>(s.k);
+      const double in_bytes = static_cast<double>(s.m * s.k + s.k * s.n) * d.ab_bytes;
+      const double set_bytes = in_bytes + static_cast<double>(s.m * s.n) * d.cd_bytes + 3 * 256.0;
+      if (flops > d.max_flops || set_bytes > arena_bytes) continue;
+      Plan p;
+      make_plan(p, lt, d, s, workspace_bytes);
+      if (!p.ok) {
+        ctx.progress("gemm", done, total, std::string(d.name) + " no cuBLASLt algorithm, skipped");
+        continue;
+      }
+      const int sets = ctx.rotations(set_bytes, arena_bytes);
+      const auto align = [](double v) { return static_cast<std::size_t>((static_cast<std::uint64_t>(v) + 255) / 256 * 256); };
+      const std::size_t a_sz = align(static_cast<double>(s.m * s.k) * d.ab_bytes);
+      const std::size_t b_sz = align(static_cast<double>(s.k * s.n) * d.ab_bytes);
+      const std::size_t c_sz = align(static_cast<double>(s.m * s.n) * d.cd_bytes);
+      const std::size_t stride = a_sz + b_sz + c_sz;
+      const float alpha = 1.0f, beta = 0.0f;
+      const auto launch = [&](int i) {
+        char* base_ptr = bytes + static_cast<std::size_t>(i % sets) * stride;
+        CS_CUBLAS(cublasLtMatmul(lt.get(), p.op, &alpha, base_ptr, p.a, base_ptr + a_sz, p.b, &beta,
+                                 base_ptr + a_sz + b_sz, p.c, base_ptr + a_sz + b_sz, p.c, &p.algo.algo, workspace,
+                                 workspace_bytes, ctx.stream));
+      };
+      const Timing t = time_kernel(ctx.stream, launch, ctx.plan);
+      CalibrationSample out;
+      out.kind = "gemm";
+      out.op = "gemm";
+      out.dtype = d.name;
+      out.m = s.m;
+      out.n = s.n;
+      out.k = s.k;
+      out.bytes = in_bytes + static_cast<double>(s.m * s.n) * d.cd_bytes;
+      out.median_s = t.median_s;
+      out.p10_s = t.p10_s;
+      out.p90_s = t.p90_s;
+      out.reps = t.reps;
+      ctx.emit(out);
+      char line[160];
+      std::snprintf(line, sizeof line, "%s m=%lld n=%lld k=%lld  %.3f ms  %.1f TFLOP/s", d.name,
+                    static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+                    t.median_s * 1e3, flops / t.median_s * 1e-12);
+      if (done % 10 == 0 || t.median_s > 5e-3) ctx.progress("gemm", done, total, line);
+    }
+  }
+  CS_CUDA(cudaFree(arena));
+  CS_CUDA(cudaFree(workspace));
+}
+
+}  // namespace cs::calib
+
+namespace cs::calib {
+
+void run_gemm_load(const GpuContext& ctx, double seconds) {
+  const DtypeConfig& d = kDtypes[2];  // bf16
+  const Shape s{8192, 8192, 8192};
+  const Lt lt;
+  const std::size_t workspace_bytes = 32u << 20;
+  const std::size_t matrix = static_cast<std::size_t>(s.m * s.k) * 2;
+  void *workspace = nullptr, *arena = nullptr;
+  CS_CUDA(cudaMalloc(&workspace, workspace_bytes));
+  CS_CUDA(cudaMalloc(&arena, 3 * matrix));
+  CS_CUDA(kernels::fill_random(arena, static_cast<std::int64_t>(3 * matrix / 2), d.fill, 99, 1.0f, ctx.stream));
+  Plan p;
+  make_plan(p, lt, d, s, workspace_bytes);
+  if (!p.ok) throw GpuError("cuBLASLt has no bf16 algorithm for the 8192^3 power load");
+  auto* base = static_cast<char*>(arena);
+  const float alpha = 1.0f, beta = 0.0f;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
+    for (int i = 0; i < 20; ++i) {
+      CS_CUBLAS(cublasLtMatmul(lt.get(), p.op, &alpha, base, p.a, base + matrix, p.b, &beta, base + 2 * matrix, p.c,
+                               base + 2 * matrix, p.c, &p.algo.algo, workspace, workspace_bytes, ctx.stream));
+    }
+    CS_CUDA(cudaStreamSynchronize(ctx.stream));
+  }
+  CS_CUDA(cudaFree(arena));
+  CS_CUDA(cudaFree(workspace));
+}
+
+}  // namespace cs::calib

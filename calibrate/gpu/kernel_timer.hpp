@@ -1,0 +1,33 @@
+// Times a kernel the way the issue asks: warm-up launches, then repetitions of `inner` back-to-back launches
+// between two CUDA events (so launch overhead hides behind the previous kernel), per-launch time = elapsed /
+// inner, and the median and 10th/90th percentiles of the repetitions kept. `launch(i)` enqueues launch number
+// i on the stream; callers rotate input buffers on i so inputs do not sit in L2 between launches.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <vector>
+
+namespace cs::calib {
+
+struct TimingPlan {
+  int warmup = 3;
+  double target_rep_s = 1.0e-3;  ///< a repetition lasts at least this long (more launches for short kernels)
+  double budget_s = 0.03;        ///< total timed time per measurement, split over repetitions
+  int min_reps = 5;
+  int max_reps = 25;
+  int max_inner = 500;
+};
+
+struct Timing {
+  double median_s = 0, p10_s = 0, p90_s = 0;
+  int reps = 0;
+};
+
+/// Median and spread of a list of per-launch times.
+[[nodiscard]] Timing summarize(std::vector<double> per_launch_s);
+
+[[nodiscard]] Timing time_kernel(cudaStream_t stream, const std::function<void(int)>& launch, const TimingPlan& plan);
+
+}  // namespace cs::calib

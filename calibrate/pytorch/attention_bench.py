@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Causal flash attention, forward and backward, timed through PyTorch's fused SDPA kernels.
+
+Writes a clustersim samples file (the format of sim/store/calibration_sample.hpp) with one `attention`
+sample per (direction, dtype, batch, heads, seq, head_dim). The kernel is the one a PyTorch training step
+runs: scaled_dot_product_attention restricted to the backend given by --backend (FlashAttention-2 by
+default; `cudnn` selects cuDNN's fused attention). Inputs are (batch, seq, heads, head_dim) tensors viewed as
+(batch, heads, seq, head_dim), as a GPT block produces them.
+
+Timing: warm-up, then repetitions of back-to-back launches between CUDA events, median and 10th/90th
+percentiles kept; inputs rotate over enough copies to cover three times the L2 cache; random non-zero data.
+Shapes are limited to at least 2e10 useful forward FLOPs so that Python launch overhead (~20 us) stays
+hidden behind the previous kernel.
+"""
+import argparse
+import datetime
+import math
+import random
+import socket
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+COLUMNS = "kind,op,dtype,m,n,k,batch,heads,seq,head_dim,bytes,ranks,algo,median_s,p10_s,p90_s,reps,watts"
+
+
+def quantile(v, q):
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (pos - lo) * (v[hi] - v[lo])
+
+
+def grid(quick):
+    cands = []
+    for seq in (512, 1024, 2048, 4096, 8192, 16384):
+        for b in (1, 2, 4, 8, 16):
+            for h in (8, 16, 24, 32, 48):
+                for d in (64, 128):
+                    fwd = 4.0 * b * h * seq * seq * d / 2
+                    if b * seq <= 65536 and 2e10 <= fwd <= 4e13:
+                        cands.append((b, h, seq, d))
+    rng = random.Random(20261202)
+    rng.shuffle(cands)
+    keep = 28 if quick else 110
+    # Always include the GPT shapes of gpt_step.py (batch, heads, seq 2048, head_dim 128).
+    must = [(4, 16, 2048, 128), (2, 24, 2048, 128), (2, 32, 2048, 128)]
+    return must + [c for c in cands if c not in must][:keep]
+
+
+def rand(shape, dtype, gen):
+    x = torch.rand(shape, device="cuda", dtype=torch.float32, generator=gen) * 0.5 + 0.5
+    sign = torch.randint(0, 2, shape, device="cuda", generator=gen) * 2 - 1
+    return (x * sign).to(dtype)
+
+
+def time_launches(fn, budget_s, target_rep_s=1e-3, warmup=3, min_reps=5, max_reps=25):
+    i = 0
+    for _ in range(warmup):
+        fn(i)
+        i += 1
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(3):
+        fn(i)
+        i += 1
+    b.record()
+    b.synchronize()
+    t1 = max(a.elapsed_time(b) * 1e-3 / 3, 1e-7)
+    inner = max(1, min(200, math.ceil(target_rep_s / t1)))
+    reps = max(min_reps, min(max_reps, int(budget_s / (t1 * inner))))
+    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for s, e in ev:
+        s.record()
+        for _ in range(inner):
+            fn(i)
+            i += 1
+        e.record()
+    torch.cuda.synchronize()
+    per = [s.elapsed_time(e) * 1e-3 / inner for s, e in ev]
+    return quantile(per, 0.5), quantile(per, 0.1), quantile(per, 0.9), len(per)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--backend", default="flash", choices=["flash", "cudnn", "efficient"])
+    args = ap.parse_args()
+    backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+               "efficient": SDPBackend.EFFICIENT_ATTENTION}[args.backend]
+    props = torch.cuda.get_device_properties(0)
+    l2 = getattr(props, "L2_cache_size", 50 << 20)
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(1234)
+    budget = 0.012 if args.quick else 0.03
+    start = time.time()
+    shapes = grid(args.quick)
+    with open(args.out, "w") as out:
+        out.write("# clustersim calibration samples v1\n")
+        out.write(f"# gpu: {props.name}\n# sm_count: {props.multi_processor_count}\n")
+        out.write(f"# memory_bytes: {props.total_memory}\n# host: {socket.gethostname()}\n")
+        out.write(f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
+        out.write(f"# tool: calibrate/pytorch/attention_bench.py (torch {torch.__version__}, SDPA backend "
+                  f"{args.backend}{', quick' if args.quick else ''})\n")
+        out.write(f"# cudnn: {torch.backends.cudnn.version()}\n# torch_cuda: {torch.version.cuda}\n")
+        out.write(COLUMNS + "\n")
+        n = 0
+        for dtype_name, dtype in (("bf16", torch.bfloat16), ("fp16", torch.float16)):
+            for (b, h, s, d) in shapes:
+                n += 1
+                set_bytes = 4 * b * s * h * d * 2  # q, k, v, out
+                sets = max(1, min(8, math.ceil(3 * l2 / set_bytes)))
+                qs = [rand((b, s, h, d), dtype, gen).transpose(1, 2) for _ in range(3 * sets)]
+                for t in qs:
+                    t.requires_grad_(True)
+                for direction in ("fwd", "bwd"):
+                    with sdpa_kernel([backend]):
+                        if direction == "fwd":
+                            def fn(i):
+                                j = 3 * (i % sets)
+                                with torch.no_grad():
+                                    F.scaled_dot_product_attention(qs[j], qs[j + 1], qs[j + 2], is_causal=True)
+                        else:
+                            outs = [F.scaled_dot_product_attention(qs[3 * j], qs[3 * j + 1], qs[3 * j + 2],
+                                                                   is_causal=True) for j in range(sets)]
+                            grads = [rand((b, s, h, d), dtype, gen).transpose(1, 2) for _ in range(sets)]
+
+                            def fn(i):
+                                j = i % sets
+                                torch.autograd.grad(outs[j], (qs[3 * j], qs[3 * j + 1], qs[3 * j + 2]), grads[j],
+                                                    retain_graph=True)
+                        med, p10, p90, reps = time_launches(fn, budget)
+                    out.write(f"attention,{direction},{dtype_name},0,0,0,{b},{h},{s},{d},0,1,{args.backend},"
+                              f"{med:.9g},{p10:.9g},{p90:.9g},{reps},0\n")
+                    out.flush()
+                    fl = 4.0 * b * h * s * s * d / 2 * (2.5 if direction == "bwd" else 1.0)
+                    if n % 10 == 0 or direction == "bwd" and n == len(shapes):
+                        print(f"[{time.time() - start:7.1f} s] attention {n}/{2 * len(shapes)} {direction} {dtype_name} "
+                              f"b={b} h={h} s={s} d={d} {med * 1e3:.3f} ms {fl / med * 1e-12:.0f} TFLOP/s",
+                              file=sys.stderr, flush=True)
+                del qs
+                outs = grads = None
+    print(f"attention_bench: done in {time.time() - start:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+// One calibration measurement and the run it came from, as plain data. The calibrator writes these to a
+// samples file (CSV with `# key: value` provenance lines, see docs/calibration.md) on the GPU machine; the
+// fitter imports that file into the SQLite store. Both sides use the reader and writer below, so the format
+// is defined once.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cs {
+
+/// What was measured. Unused shape fields stay 0.
+///   kind "gemm":       op "gemm", m, n, k, batch; dtype fp32/tf32/bf16/fp16/fp8
+///   kind "attention":  op "fwd" or "bwd", batch, heads, seq, head_dim (causal, seq_q = seq_kv)
+///   kind "memory":     op copy/add/layernorm/rmsnorm/softmax/adam/h2d/d2h, bytes = bytes read + written
+///   kind "collective": op all_reduce/all_gather/reduce_scatter/all_to_all/send_recv, bytes = buffer size
+///                      per rank, ranks, algo (NCCL_ALGO, "auto" when unset)
+///   kind "power":      op idle/compute/memory, watts (median over the window), median_s = window length
+struct CalibrationSample {
+  std::string kind;
+  std::string op;
+  std::string dtype;
+  std::int64_t m = 0, n = 0, k = 0, batch = 1;
+  std::int64_t heads = 0, seq = 0, head_dim = 0;
+  double bytes = 0.0;
+  int ranks = 1;
+  std::string algo;
+  double median_s = 0.0;  ///< median over repetitions of the per-launch time
+  double p10_s = 0.0;     ///< 10th and 90th percentiles: the spread kept beside the median
+  double p90_s = 0.0;
+  int reps = 0;
+  double watts = 0.0;
+};
+
+/// Where and with what a calibration ran. Keys of the samples file header: gpu, sm_count, memory_bytes,
+/// sm_clock_mhz, mem_clock_mhz, driver, cuda, cublas, nccl, host, date, tool; anything else goes to `extra`.
+struct CalibrationRun {
+  std::string gpu_name;
+  int sm_count = 0;
+  double memory_bytes = 0.0;
+  int sm_clock_mhz = 0;
+  int mem_clock_mhz = 0;
+  std::string driver, cuda, cublas, nccl, host, date, tool;
+  std::map<std::string, std::string> extra;
+};
+
+/// Writes the header (provenance lines and column names); call once, then write_sample per row.
+void write_samples_header(std::ostream& out, const CalibrationRun& run);
+void write_sample(std::ostream& out, const CalibrationSample& s);
+
+/// Reads a samples file (several files may be concatenated: later provenance lines fill empty fields).
+/// Throws InputError with the file and line of anything malformed.
+struct SamplesFile {
+  CalibrationRun run;
+  std::vector<CalibrationSample> samples;
+};
+[[nodiscard]] SamplesFile read_samples(std::istream& in, const std::string& name);
+[[nodiscard]] SamplesFile read_samples_file(const std::string& path);
+
+}  // namespace cs
