@@ -148,6 +148,10 @@ std::string to_string(Time t) {
   return buf;
 }
 
+std::ostream& operator<<(std::ostream& os, Time t) {
+  return os << to_string(t) << " (" << t.count_ns() << " ns)";
+}
+
 std::string to_string(Bytes b) { return format_scaled(b.value(), "B", true); }
 std::string to_string(Bandwidth b) { return format_scaled(b.value(), "B/s"); }
 std::string to_string(Flops f) { return format_scaled(f.value(), "FLOP"); }

@@ -10,6 +10,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,9 @@ class Time {
   constexpr explicit Time(std::int64_t n) noexcept : ns_(n) {}
   std::int64_t ns_ = 0;
 };
+
+/// Prints "83.51 ms (83512971 ns)": readable and exact, for logs and test failures.
+std::ostream& operator<<(std::ostream& os, Time t);
 
 /// A double-valued quantity tagged by `Tag`; addition, subtraction and scaling keep the unit.
 template <class Tag>

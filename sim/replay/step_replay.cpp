@@ -98,7 +98,7 @@ void StepReplay::try_start(int s) {
   // The last backward of a chunk produces its final gradients layer by layer: release the DP buckets
   // while it runs, so their reduction overlaps the rest of the backward pass.
   if (!u.forward && st.backward_done[static_cast<std::size_t>(u.chunk)] == micro_batches_ - 1) {
-    release_buckets(s, u.chunk, start, train_.overlap.grad_reduce ? dur : Time::zero());
+    release_buckets(s, u.chunk, start, dur);
   }
   const std::size_t index = st.next;
   engine_.schedule_in(dur, [this, s, index, start] { finish_unit(s, index, start); });
@@ -165,7 +165,9 @@ void StepReplay::release_buckets(int s, int chunk, Time start, Time duration) {
   st.buckets_unreleased += buckets;
   for (int b = 0; b < buckets; ++b) {
     // Backward produces gradients at a steady rate: bucket b is complete after (b+1)/buckets of the unit.
-    const Time ready = start + Time::from_seconds(duration.seconds() * (b + 1) / buckets);
+    // Without overlap every bucket waits for the end of the backward pass.
+    const Time ready = train_.overlap.grad_reduce ? start + Time::from_seconds(duration.seconds() * (b + 1) / buckets)
+                                                  : start + duration;
     CollectiveRequest req{kind, Bytes{grad_bytes / buckets}, layout_.dp_groups(s),
                           "dp grad bucket " + std::to_string(b) + " chunk " + std::to_string(chunk)};
     engine_.schedule_at(ready, [this, s, req = std::move(req)]() mutable {

@@ -1,0 +1,60 @@
+#include "sim/report/json_result.hpp"
+
+namespace cs {
+
+nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
+  using J = nlohmann::ordered_json;
+  J j;
+  j["format_version"] = 1;
+  j["scenario"] = sc.name;
+  j["scenario_file"] = sc.file;
+  j["gpus"] = r.gpus;
+  j["step_time_s"] = r.step.step_time.seconds();
+  j["tokens_per_s"] = r.tokens_per_s;
+  j["tokens_per_s_per_gpu"] = r.tokens_per_s / r.gpus;
+  j["mfu"] = r.mfu;
+  j["hfu"] = r.hfu;
+  j["model_tflops_per_gpu"] = r.step.model_flops.value() / r.step.step_time.seconds() / r.gpus / 1e12;
+  j["peak_tflops_per_gpu"] = r.peak_per_gpu.value() / 1e12;
+  j["peak_memory_bytes"] = r.memory.total().value();
+  j["memory_capacity_bytes"] = r.memory_capacity.value();
+  j["fits_in_memory"] = r.fits_in_memory;
+  j["time_to_train_s"] = r.time_to_train ? J(r.time_to_train->seconds()) : J(nullptr);
+  j["tokens_per_step"] = r.tokens_per_step;
+
+  const StepBreakdown& b = r.step.breakdown;
+  j["breakdown"] = {
+      {"critical_stage", r.step.critical_stage},
+      {"compute_s", b.compute.seconds()},
+      {"tp_comm_exposed_s", b.tp_comm.seconds()},
+      {"cp_comm_exposed_s", b.cp_comm.seconds()},
+      {"ep_comm_exposed_s", b.ep_comm.seconds()},
+      {"pipeline_bubble_and_wait_s", b.pipeline_wait.seconds()},
+      {"dp_comm_exposed_s", b.dp_comm.seconds()},
+      {"optimizer_s", b.optimizer.seconds()},
+      {"param_gather_exposed_s", b.param_gather.seconds()},
+  };
+  const MemoryBreakdown& m = r.memory;
+  j["memory"] = {
+      {"stage", m.stage},
+      {"weights_bytes", m.weights.value()},
+      {"gradients_bytes", m.gradients.value()},
+      {"optimizer_bytes", m.optimizer.value()},
+      {"activations_bytes", m.activations.value()},
+      {"comm_buffers_bytes", m.comm_buffers.value()},
+      {"workspace_bytes", m.workspace.value()},
+      {"fragmentation_bytes", m.fragmentation.value()},
+  };
+  j["compute_model"] = {{"profile", r.compute_provenance.profile},
+                        {"source", r.compute_provenance.kind},
+                        {"reference", r.compute_provenance.description}};
+  j["network"] = {{"model", r.network_model}};
+  j["power"] = nullptr;
+  j["tco"] = nullptr;
+  j["reliability"] = nullptr;
+  j["warnings"] = r.warnings;
+  j["simulation"] = {{"events", r.step.events}};
+  return j;
+}
+
+}  // namespace cs

@@ -1,0 +1,59 @@
+#include "sim/report/text_summary.hpp"
+
+#include <fmt/format.h>
+
+namespace cs {
+
+std::string text_summary(const Scenario& sc, const RunResult& r) {
+  std::string out;
+  auto line = [&](std::string_view label, const std::string& value) {
+    out += fmt::format("  {:<30} {}\n", label, value);
+  };
+  const auto pct = [&](Time t) { return fmt::format("{:>10}  ({:4.1f}%)", to_string(t), 100.0 * (t / r.step.step_time)); };
+  out += fmt::format("clustersim: {}\n", sc.name);
+  out += fmt::format("  {} x {} GPUs ({} nodes, {}), model {} ({:.1f}B parameters)\n", r.gpus, sc.profile.gpu.name,
+                     sc.topology.nodes(), sc.topology.name(), sc.model.name, sc.model.total_params() / 1e9);
+  out += fmt::format("  plan: TP{} PP{} DP{} CP{} EP{}, {} (virtual stages {}), ZeRO-{}, {} recompute, {}\n", sc.plan.tp,
+                     sc.plan.pp, sc.plan.dp, sc.plan.cp, sc.plan.ep, to_string(sc.plan.schedule),
+                     sc.plan.virtual_stages, sc.plan.zero_stage, to_string(sc.training.recompute),
+                     to_string(sc.training.precision));
+  out += fmt::format("  batch: {} sequences x {} tokens, micro-batch {}, {} micro-batches per step\n\n",
+                     sc.training.global_batch, sc.training.seq_len, sc.training.micro_batch,
+                     sc.training.micro_batches(sc.plan));
+  out += "Performance\n";
+  line("step time", to_string(r.step.step_time));
+  line("throughput", fmt::format("{:.4g} tokens/s ({:.4g} tokens/s per GPU)", r.tokens_per_s, r.tokens_per_s / r.gpus));
+  line("model FLOP/s per GPU", to_string(FlopRate{r.step.model_flops.value() / r.step.step_time.seconds() / r.gpus}));
+  line("MFU / HFU", fmt::format("{:.1f}% / {:.1f}% of {} ({} peak)", 100 * r.mfu, 100 * r.hfu,
+                                to_string(r.peak_per_gpu), to_string(sc.training.precision)));
+  if (r.time_to_train) {
+    line("time to train", fmt::format("{} for {:.4g} tokens", to_string(*r.time_to_train), *sc.training.token_budget));
+  }
+  out += fmt::format("\nStep breakdown (pipeline stage {}, the last to finish)\n", r.step.critical_stage);
+  const StepBreakdown& b = r.step.breakdown;
+  line("compute", pct(b.compute));
+  line("TP communication (exposed)", pct(b.tp_comm));
+  if (sc.plan.cp > 1) line("CP communication (exposed)", pct(b.cp_comm));
+  if (sc.plan.ep > 1) line("EP all-to-all (exposed)", pct(b.ep_comm));
+  line("pipeline bubble and waits", pct(b.pipeline_wait));
+  line("DP communication (exposed)", pct(b.dp_comm));
+  line("optimizer step", pct(b.optimizer));
+  if (b.param_gather > Time::zero()) line("parameter all-gather", pct(b.param_gather));
+  out += fmt::format("\nMemory per GPU (stage {}, the most loaded)\n", r.memory.stage);
+  const MemoryBreakdown& m = r.memory;
+  line("weights / grads / optimizer",
+       fmt::format("{} / {} / {}", to_string(m.weights), to_string(m.gradients), to_string(m.optimizer)));
+  line("activations", to_string(m.activations));
+  line("buffers, workspace, margin",
+       fmt::format("{} / {} / {}", to_string(m.comm_buffers), to_string(m.workspace), to_string(m.fragmentation)));
+  line("total", fmt::format("{} of {} ({:.0f}%){}", to_string(m.total()), to_string(r.memory_capacity),
+                            100.0 * (m.total() / r.memory_capacity), r.fits_in_memory ? "" : "  OUT OF MEMORY"));
+  out += "\nModels used\n";
+  line("compute", fmt::format("{} ({}: {})", r.compute_provenance.profile, r.compute_provenance.kind,
+                              r.compute_provenance.description));
+  line("network", r.network_model);
+  for (const auto& w : r.warnings) out += fmt::format("warning: {}\n", w);
+  return out;
+}
+
+}  // namespace cs

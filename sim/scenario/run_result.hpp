@@ -1,0 +1,32 @@
+// What one simulated run of a scenario produces; the CLI, the GUI and sweeps all read this.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/hardware/compute_cost_model.hpp"
+#include "sim/replay/step_replay.hpp"
+#include "sim/workload/memory_model.hpp"
+
+namespace cs {
+
+struct RunResult {
+  std::string scenario;            ///< scenario name
+  int gpus = 0;
+  StepResult step;
+  double tokens_per_step = 0;      ///< global batch x sequence length
+  double tokens_per_s = 0;
+  double mfu = 0;                  ///< model FLOPs / (step time x GPUs x peak of the training precision)
+  double hfu = 0;                  ///< the same with recompute FLOPs counted
+  FlopRate peak_per_gpu;           ///< the denominator of MFU and HFU
+  MemoryBreakdown memory;          ///< the most loaded GPU
+  Bytes memory_capacity;           ///< per GPU
+  bool fits_in_memory = true;
+  std::optional<Time> time_to_train;
+  Provenance compute_provenance;
+  std::string network_model;       ///< which communication model ran
+  std::vector<std::string> warnings;
+};
+
+}  // namespace cs

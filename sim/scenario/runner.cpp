@@ -1,0 +1,52 @@
+#include "sim/scenario/runner.hpp"
+
+#include "sim/collectives/analytic_collectives.hpp"
+#include "sim/core/event_engine.hpp"
+
+namespace cs {
+
+RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& observers) {
+  RunResult r;
+  r.scenario = sc.name;
+  r.gpus = sc.gpus;
+  const auto compute = make_cost_model(sc.profile);
+  r.compute_provenance = compute->provenance();
+
+  EventEngine engine;
+  AnalyticCollectives fabric(engine, sc.topology);
+  const AnalyticCollectives estimator(engine, sc.topology);
+  r.network_model = fabric.describe();
+
+  const UnitCosts costs(sc.model, sc.plan, sc.training, *compute,
+                        [&](const CollectiveRequest& req) { return estimator.duration(req); });
+  StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
+  for (auto* o : observers) replay.add_observer(*o);
+  r.step = replay.run();
+
+  const double step_s = r.step.step_time.seconds();
+  r.tokens_per_step = static_cast<double>(sc.training.global_batch) * sc.training.seq_len;
+  r.tokens_per_s = r.tokens_per_step / step_s;
+  r.peak_per_gpu = sc.profile.gpu.peak_for(sc.training.precision);
+  const double denom = step_s * sc.gpus * r.peak_per_gpu.value();
+  r.mfu = r.step.model_flops.value() / denom;
+  r.hfu = r.step.hardware_flops.value() / denom;
+  if (sc.training.token_budget) r.time_to_train = Time::from_seconds(*sc.training.token_budget / r.tokens_per_s);
+
+  r.memory = peak_memory_per_gpu(sc.model, sc.plan, sc.training);
+  r.memory_capacity = sc.profile.gpu.memory;
+  r.fits_in_memory = r.memory.total() <= r.memory_capacity;
+  if (!r.fits_in_memory) {
+    r.warnings.push_back("OUT OF MEMORY: stage " + std::to_string(r.memory.stage) + " needs " +
+                         to_string(r.memory.total()) + " per GPU of " + to_string(r.memory_capacity));
+  } else if (r.memory.total().value() > 0.9 * r.memory_capacity.value()) {
+    r.warnings.push_back("memory above 90% of capacity (" + to_string(r.memory.total()) + " of " +
+                         to_string(r.memory_capacity) + "): little headroom for fragmentation spikes");
+  }
+  if (r.compute_provenance.kind == "datasheet") {
+    r.warnings.push_back("compute costs come from the datasheet profile \"" + r.compute_provenance.profile +
+                         "\", not from a calibration");
+  }
+  return r;
+}
+
+}  // namespace cs

@@ -1,0 +1,59 @@
+#include "sim/scenario/scenario.hpp"
+
+#include "sim/input/input_node.hpp"
+
+namespace cs {
+
+namespace {
+constexpr int kFormatVersion = 1;
+
+/// Runs `f`, re-throwing an InputError that names no file (profile or topology look-ups) at `where`.
+template <class F>
+auto located(const InputNode& where, F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    if (!e.where().file.empty()) throw;
+    where.fail(e.message());
+  }
+}
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::string& profile_override) {
+  const InputNode root = InputNode::load_file(path);
+  Scenario sc;
+  sc.file = path;
+  const InputNode version = root.at("format_version");
+  version.require(version.as<int>() == kFormatVersion,
+                  "unsupported format_version " + version.as<std::string>() + " (this build reads " +
+                      std::to_string(kFormatVersion) + ")");
+  sc.name = root.get<std::string>("name");
+  sc.description = root.get_or<std::string>("description", "");
+
+  sc.model = parse_model_spec(root.at("model"));
+
+  const InputNode cluster = root.at("cluster");
+  sc.gpus = cluster.get<int>("gpus");
+  cluster.at("gpus").require(sc.gpus > 0, "must be a positive number of GPUs");
+  const InputNode topo = cluster.at("topology");
+  sc.topology = located(topo, [&] { return load_topology(topo.as<std::string>(), sc.gpus); });
+  const InputNode prof = cluster.at("profile");
+  sc.profile = located(prof, [&] {
+    return find_device_profile(profile_override.empty() ? prof.as<std::string>() : profile_override);
+  });
+  cluster.finish();
+
+  sc.plan = parse_parallel_plan(root.at("parallelism"));
+  sc.training = parse_training_config(root.at("training"), sc.model);
+  root.finish();
+
+  check_plan(root, sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
+  if (sc.profile.gpu.peak.count(sc.training.precision) == 0) {
+    root.at("training").at("precision").fail(sc.profile.gpu.name + " has no " +
+                                             std::string(to_string(sc.training.precision)) + " peak in profile " +
+                                             sc.profile.provenance.profile);
+  }
+  return sc;
+}
+
+}  // namespace cs

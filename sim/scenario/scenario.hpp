@@ -1,0 +1,31 @@
+// A scenario: one training job on one cluster, as a user writes it in a YAML file (docs/scenario.md).
+// Loading checks everything (keys, units, types, divisibility, that the plan fits the cluster) before
+// anything runs.
+#pragma once
+
+#include <string>
+
+#include "sim/hardware/device_profile.hpp"
+#include "sim/topology/topology.hpp"
+#include "sim/workload/model_spec.hpp"
+#include "sim/workload/parallel_plan.hpp"
+
+namespace cs {
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string description;
+  ModelSpec model;
+  ParallelPlan plan;
+  TrainingConfig training;
+  int gpus = 0;
+  Topology topology{"", NodeSpec{}, 0};
+  DeviceProfile profile;
+};
+
+/// Reads and checks `path`; `profile_override` (a name or file), when not empty, replaces cluster.profile.
+/// Throws InputError ("file:line:column: key.path: what is wrong") on any problem.
+[[nodiscard]] Scenario load_scenario(const std::string& path, const std::string& profile_override = "");
+
+}  // namespace cs

@@ -1,0 +1,119 @@
+#include "sim/replay/step_replay.hpp"
+
+#include <gtest/gtest.h>
+
+#include "sim/collectives/analytic_collectives.hpp"
+#include "fixed_cost_model.hpp"
+
+namespace cs {
+namespace {
+
+// A 2-layer GPT (h=256, 4 heads, FFN 1024, vocabulary 1000) trained data-parallel on one 8-GPU node.
+struct DpFixture {
+  ModelSpec model;
+  ParallelPlan plan;
+  TrainingConfig train;
+  testing::FixedCostModel compute;
+  EventEngine engine;
+  Topology topo{"test node", NodeSpec{"node", 8, LinkSpec{Bandwidth{100e9}, Time::us(10)}, 1,
+                                      LinkSpec{Bandwidth{50e9}, Time::us(5)}},
+                1};
+  DpFixture() {
+    model.name = "tiny";
+    model.layers = 2;
+    model.hidden = 256;
+    model.heads = 4;
+    model.kv_heads = 4;
+    model.ffn_hidden = 1024;
+    model.vocab = 1000;
+    model.seq_len = 128;
+    plan.dp = 8;
+    train.micro_batch = 1;
+    train.global_batch = 16;  // 2 micro-batches per replica
+    train.seq_len = 128;
+    train.grad_bucket_bytes = 5'000'000;
+  }
+  StepResult run() {
+    AnalyticCollectives fabric(engine, topo);
+    const UnitCosts costs(model, plan, train, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); });
+    StepReplay replay(model, plan, train, costs, fabric, engine);
+    return replay.run();
+  }
+};
+
+// Hand calculation (FixedCostModel: GEMM 1 ms, attention 2 ms forward / 4 ms backward, any other kernel 0.1 ms):
+//   layer forward  = 4 GEMMs + attention + 5 memory kernels = 4 + 2 + 0.5 = 6.5 ms
+//   layer backward = 8 GEMMs + attention bwd + 5 memory     = 8 + 4 + 0.5 = 12.5 ms
+//   embedding 0.1 / 0.1 ms; output layer (norm, logits GEMM, cross-entropy) 1.2 / 2.2 ms
+//   micro-batch forward 2*6.5 + 0.1 + 1.2 = 14.3 ms, backward 2*12.5 + 0.1 + 2.2 = 27.3 ms
+//   two micro-batches: compute ends at 2 * (14.3 + 27.3) = 83.2 ms
+// Gradients: 2 layers * (4h^2 + 2*h*4h) + 2 * V*h = 2*786432 + 512000 = 2,084,864 params, fp32 = 8,339,456 B,
+//   in 2 buckets of 4,169,728 B (bucket size 5 MB). Ring all-reduce over 8 GPUs at 100 GB/s, 10 us per hop:
+//   2*7/8 * 4169728 B / 100 GB/s + 14 * 10 us = 72.971 us (rounded up) + 140 us = 212.971 us.
+// With overlap, bucket 0 is released half-way through the last backward (69.55 ms) and finishes long before
+// bucket 1 is released at 83.2 ms; the step ends after bucket 1 and the 0.1 ms optimizer:
+//   83.2 + 0.212971 + 0.1 = 83.512971 ms.
+TEST(StepReplay, DataParallelStepMatchesHandCalculation) {
+  DpFixture f;
+  const StepResult r = f.run();
+  EXPECT_EQ(r.step_time, Time::ns(83'512'971));
+  EXPECT_EQ(r.breakdown.compute, Time::us(83'200));
+  EXPECT_EQ(r.breakdown.dp_comm, Time::ns(212'971));
+  EXPECT_EQ(r.breakdown.optimizer, Time::us(100));
+  EXPECT_EQ(r.breakdown.pipeline_wait, Time::zero());
+}
+
+// Without overlap both buckets are reduced back to back after the backward pass:
+//   83.2 + 2 * 0.212971 + 0.1 = 83.725942 ms.
+TEST(StepReplay, GradientReductionWithoutOverlapIsFullyExposed) {
+  DpFixture f;
+  f.train.overlap.grad_reduce = false;
+  const StepResult r = f.run();
+  EXPECT_EQ(r.step_time, Time::ns(83'725'942));
+  EXPECT_EQ(r.breakdown.dp_comm, Time::ns(2 * 212'971));
+}
+
+// Model FLOPs (Megatron convention), per GPU and micro-batch, T = 128 tokens:
+//   per layer forward: QKV 2*T*h*3h + attention 4*T*T*h + projection 2*T*h*h + FFN 2 * 2*T*h*4h
+//                    = 50,331,648 + 16,777,216 + 16,777,216 + 134,217,728 = 218,103,808
+//   logits 2*T*h*V = 65,536,000; forward total 2*218,103,808 + 65,536,000 = 501,743,616
+//   forward + backward = 3x = 1,505,230,848; x 2 micro-batches x 8 GPUs = 24,083,693,568.
+TEST(StepReplay, CountsModelFlopsLikeMegatron) {
+  DpFixture f;
+  const StepResult r = f.run();
+  EXPECT_DOUBLE_EQ(r.model_flops.value(), 24'083'693'568.0);
+  EXPECT_DOUBLE_EQ(r.hardware_flops.value(), r.model_flops.value());  // no recompute
+}
+
+// A collective model that delivers everything instantly, to isolate the pipeline schedule.
+class InstantFabric final : public CollectiveModel {
+ public:
+  explicit InstantFabric(EventEngine& e) : e_(e) {}
+  void start(const CollectiveRequest&, std::function<void()> done) override { e_.schedule_in(Time::zero(), std::move(done)); }
+  [[nodiscard]] std::string describe() const override { return "instant"; }
+ private:
+  EventEngine& e_;
+};
+
+// 4 layers on 2 pipeline stages, 4 micro-batches, no data parallelism. Stage 0: layers 0-1 + embedding,
+// forward 13.1 ms, backward 25.1 ms; stage 1: layers 2-3 + output layer, forward 14.2, backward 27.2 ms.
+// With instant transfers, 1F1B on stage 1 runs F0 B0 F1 B1 ... back to back once F0 arrives at 13.1 ms:
+// stage 1 ends its last backward at 13.1 + 4 * (14.2 + 27.2) = 178.7 ms; stage 0's last backward B3 waits
+// for stage 1's B3 and ends 25.1 ms later at 203.8 ms; then the 0.1 ms optimizer: step = 203.9 ms.
+TEST(StepReplay, OneFOneBPipelineMatchesHandCalculation) {
+  DpFixture f;
+  f.model.layers = 4;
+  f.plan.dp = 1;
+  f.plan.pp = 2;
+  f.train.global_batch = 4;
+  InstantFabric fabric(f.engine);
+  AnalyticCollectives estimate(f.engine, f.topo);
+  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return estimate.duration(r); });
+  StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
+  const StepResult r = replay.run();
+  EXPECT_EQ(r.step_time, Time::us(203'900));
+  EXPECT_EQ(r.critical_stage, 0);
+}
+
+}  // namespace
+}  // namespace cs
