@@ -1,5 +1,6 @@
 #include "sim/input/input_node.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -100,6 +101,18 @@ void InputNode::finish() const {
     const YAML::Mark m = kv.first.Mark();
     throw InputError({*file_, m.line + 1, m.column + 1}, child_path(key),
                      "unknown key" + (known.empty() ? std::string{} : " (expected one of: " + known + ")"));
+  }
+}
+
+void InputNode::allow_only(std::initializer_list<std::string_view> allowed) const {
+  if (!node_.IsMap()) fail("expected a mapping, got " + describe(node_));
+  for (const auto& kv : node_) {
+    const std::string key = kv.first.as<std::string>();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::string known;
+    for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + std::string(k);
+    const YAML::Mark m = kv.first.Mark();
+    throw InputError({*file_, m.line + 1, m.column + 1}, child_path(key), "unknown key (expected one of: " + known + ")");
   }
 }
 

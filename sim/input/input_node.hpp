@@ -33,6 +33,9 @@ class InputNode {
   [[nodiscard]] bool has(std::string_view key) const;
   /// Throws InputError naming the first key of this mapping that was never read, with the keys that were.
   void finish() const;
+  /// Throws InputError for the first key not in `allowed`. Call it before reading, so that a misspelt key
+  /// is reported as unknown rather than as a missing one.
+  void allow_only(std::initializer_list<std::string_view> allowed) const;
 
   /// Shorthands: the typed value under `key`, or `fallback` when the key is absent.
   template <class T>

@@ -7,20 +7,21 @@ namespace cs {
 namespace {
 constexpr int kFormatVersion = 1;
 
-/// Runs `f`, re-throwing an InputError that names no file (profile or topology look-ups) at `where`.
+/// Runs `f` (a profile or topology look-up), re-throwing its InputError at the scenario key `where`, with
+/// the referenced file's own location kept in the message.
 template <class F>
 auto located(const InputNode& where, F&& f) {
   try {
     return f();
   } catch (const InputError& e) {
-    if (!e.where().file.empty()) throw;
-    where.fail(e.message());
+    where.fail(e.where().file.empty() ? e.message() : std::string("in ") + e.what());
   }
 }
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
   const InputNode root = InputNode::load_file(path);
+  root.allow_only({"format_version", "name", "description", "model", "cluster", "parallelism", "training"});
   Scenario sc;
   sc.file = path;
   const InputNode version = root.at("format_version");

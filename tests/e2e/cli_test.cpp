@@ -1,0 +1,161 @@
+// Runs the clustersim binary as a user does and checks exit codes, messages and files.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run(const std::string& args) {
+  const std::string cmd = std::string(CLUSTERSIM_BIN) + " " + args + " 2>&1";
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return o;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
+  const int st = pclose(p);
+  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return o;
+}
+
+fs::path temp_dir() {
+  const fs::path d = fs::temp_directory_path() / ("cs_e2e_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+std::string flagship() { return std::string(CS_SOURCE_DIR) + "/scenarios/gpt3-175b-1024xh100.yaml"; }
+
+TEST(Cli, HelpListsSubcommandsAndExitsZero) {
+  const Outcome o = run("--help");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.output.find("run"), std::string::npos);
+  const Outcome r = run("run --help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("--json"), std::string::npos);
+  EXPECT_NE(r.output.find("--trace"), std::string::npos);
+}
+
+TEST(Cli, UnknownOptionIsBadInput) {
+  EXPECT_EQ(run("run --frobnicate x.yaml").status, 2);
+  EXPECT_EQ(run("").status, 2);  // a subcommand is required
+}
+
+TEST(Cli, FlagshipRunWritesJsonAndTrace) {
+  const fs::path d = temp_dir();
+  const Outcome o = run("run " + flagship() + " --json " + (d / "r.json").string() + " --trace " + (d / "t.json").string());
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("step time"), std::string::npos);
+  std::ifstream in(d / "r.json");
+  const auto j = nlohmann::json::parse(in);
+  for (const char* key : {"step_time_s", "tokens_per_s", "mfu", "peak_memory_bytes", "time_to_train_s", "breakdown",
+                          "network", "power", "tco", "reliability"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_GT(j["step_time_s"].get<double>(), 0.0);
+  EXPECT_GT(j["mfu"].get<double>(), 0.0);
+  EXPECT_LT(j["mfu"].get<double>(), 1.0);
+  // tokens/s = global batch x sequence / step time
+  EXPECT_NEAR(j["tokens_per_s"].get<double>(), 1536.0 * 2048.0 / j["step_time_s"].get<double>(), 1e-6 * j["tokens_per_s"].get<double>());
+  std::ifstream tin(d / "t.json");
+  const auto t = nlohmann::json::parse(tin);
+  ASSERT_TRUE(t.contains("traceEvents"));
+  int complete = 0;
+  for (const auto& e : t["traceEvents"]) complete += e["ph"] == "X" ? 1 : 0;
+  // 8 stages x 96 micro-batches x 4 chunks x (forward + backward) compute spans at least.
+  EXPECT_GE(complete, 8 * 96 * 4 * 2);
+  fs::remove_all(d);
+}
+
+TEST(Cli, JsonToStandardOutputIsPureJson) {
+  const std::string cmd = std::string(CLUSTERSIM_BIN) + " run " + flagship() + " --json - 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  EXPECT_EQ(pclose(p), 0);
+  EXPECT_NO_THROW((void)nlohmann::json::parse(out));
+}
+
+TEST(Cli, TwoRunsAreByteIdentical) {
+  const fs::path d = temp_dir();
+  ASSERT_EQ(run("run " + flagship() + " --json " + (d / "a.json").string() + " --trace " + (d / "ta.json").string()).status, 0);
+  ASSERT_EQ(run("run " + flagship() + " --json " + (d / "b.json").string() + " --trace " + (d / "tb.json").string()).status, 0);
+  auto slurp = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  EXPECT_EQ(slurp(d / "a.json"), slurp(d / "b.json"));
+  EXPECT_EQ(slurp(d / "ta.json"), slurp(d / "tb.json"));
+  fs::remove_all(d);
+}
+
+struct Malformed {
+  const char* name;
+  std::string content;
+  const char* expected;
+};
+
+class MalformedScenario : public ::testing::TestWithParam<Malformed> {};
+
+TEST_P(MalformedScenario, ExitsTwoWithALocatedMessageAndWritesNothing) {
+  const fs::path d = temp_dir();
+  const fs::path scenario = d / (std::string(GetParam().name) + ".yaml");
+  std::ofstream(scenario, std::ios::binary) << GetParam().content;
+  const fs::path json = d / "out.json", trace = d / "trace.json";
+  const Outcome o = run("run " + scenario.string() + " --json " + json.string() + " --trace " + trace.string());
+  EXPECT_EQ(o.status, 2) << o.output;
+  EXPECT_NE(o.output.find(scenario.string()), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find(GetParam().expected), std::string::npos) << o.output;
+  EXPECT_FALSE(fs::exists(json));
+  EXPECT_FALSE(fs::exists(trace));
+  fs::remove_all(d);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, MalformedScenario,
+    ::testing::Values(Malformed{"empty", "", "empty"},
+                      Malformed{"binary", std::string("\0\1\2\3garbage", 11), "binary"},
+                      Malformed{"truncated", "format_version: 1\nname: x\nmodel:\n  preset: gpt3-1.3b\ncluster:\n  gpus: 8\n", "missing key"},
+                      Malformed{"unknown_key", "format_version: 1\nnmae: x\n", ":2:1: nmae: unknown key"},
+                      Malformed{"non_numeric", "format_version: one\n", "format_version: expected a whole number"},
+                      Malformed{"syntax", "format_version: 1\nname: [x\n", "YAML syntax error"}),
+    [](const ::testing::TestParamInfo<Malformed>& i) { return std::string(i.param.name); });
+
+TEST(Cli, MissingScenarioFileIsBadInput) {
+  const Outcome o = run("run /nonexistent/s.yaml");
+  EXPECT_EQ(o.status, 2);
+  EXPECT_NE(o.output.find("/nonexistent/s.yaml: cannot open file"), std::string::npos);
+}
+
+TEST(Cli, ExistingOutputIsNotClobberedOnError) {
+  const fs::path d = temp_dir();
+  const fs::path json = d / "keep.json";
+  std::ofstream(json) << "previous result\n";
+  std::ofstream(d / "bad.yaml") << "format_version: 1\nbogus: 1\n";
+  EXPECT_EQ(run("run " + (d / "bad.yaml").string() + " --json " + json.string()).status, 2);
+  std::ifstream in(json);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "previous result");
+  fs::remove_all(d);
+}
+
+}  // namespace
