@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 / Ubuntu 24.04 machine for clustersim, builds it, and runs the flagship scenario.
+# As root it installs the missing packages with apt-get; otherwise it prints the exact command to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config libboost-graph-dev libeigen3-dev libsqlite3-dev libgtest-dev
+          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev qt6-base-dev qt6-charts-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "clustersim: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "clustersim: missing packages. Run:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    echo "then run $0 again." >&2
+    exit 1
+  fi
+fi
+
+cmake --preset release >/dev/null
+cmake --build --preset release -j"$(nproc)"
+exec ./build/sim/cli/clustersim run scenarios/gpt3-175b-1024xh100.yaml
