@@ -57,6 +57,10 @@ PriceBook PriceBook::parse(const InputNode& root) {
     id.require(!item.id.empty(), "id must not be empty");
     id.require(book.find(item.id) == nullptr, "duplicate id \"" + item.id + "\"");
     item.name = e.get<std::string>("name");
+    if (auto m = e.find("model")) {
+      item.model = m->as<std::string>();
+      m->require(book.find_model(item.model) == nullptr, "model \"" + item.model + "\" is already priced by another entry");
+    }
     item.price = price_at(e.at("price"));
     item.source = e.get<std::string>("source");
     e.at("source").require(!item.source.empty(), "every price needs a source");
@@ -104,6 +108,12 @@ const PriceItem* PriceBook::find(std::string_view id) const noexcept {
 }
 
 bool PriceBook::contains(std::string_view id) const noexcept { return find(id) != nullptr; }
+
+const PriceItem* PriceBook::find_model(std::string_view model) const noexcept {
+  if (model.empty()) return nullptr;
+  const auto it = std::find_if(items_.begin(), items_.end(), [&](const PriceItem& i) { return i.model == model; });
+  return it == items_.end() ? nullptr : &*it;
+}
 
 const PriceItem& PriceBook::at(const PriceRef& ref) const {
   if (const PriceItem* item = find(ref.id)) return *item;

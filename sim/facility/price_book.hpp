@@ -20,6 +20,7 @@ class InputNode;
 struct PriceItem {
   std::string id;       ///< unique key, e.g. "qm9700"
   std::string name;     ///< what it is, in words
+  std::string model;    ///< hardware model as topology files name it ("DGX H100", "QM9700"); may be empty
   QuotedPrice price;    ///< amount and what it is per
   std::string source;   ///< where the figure comes from (document, table, URL)
   std::string date;     ///< when the price was observed: YYYY, YYYY-MM or YYYY-MM-DD
@@ -73,6 +74,8 @@ class PriceBook {
   /// The entry `ref.id`; throws InputError at `ref` (or the price book) listing the known ids when absent.
   [[nodiscard]] const PriceItem& at(const PriceRef& ref) const;
   [[nodiscard]] bool contains(std::string_view id) const noexcept;
+  /// The entry whose `model` is `model` (as topology files name hardware), or nullptr.
+  [[nodiscard]] const PriceItem* find_model(std::string_view model) const noexcept;
   /// The entry `ref.id`, which must be priced in `unit`; throws InputError at `ref` otherwise.
   [[nodiscard]] const PriceItem& at(const PriceRef& ref, PriceUnit unit) const;
 

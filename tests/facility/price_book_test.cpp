@@ -58,6 +58,11 @@ TEST(PriceBook, ShippedBookLoadsAndEveryEntryIsSourced) {
   EXPECT_NO_THROW((void)book.hourly(p.cloud_on_demand));
   EXPECT_NO_THROW((void)book.hourly(p.cloud_reserved));
   EXPECT_DOUBLE_EQ(book.power(PriceRef{"dgx-h100"}, true).value(), 10200.0);
+  // Topology files name hardware by model; the book maps those names to entries.
+  ASSERT_NE(book.find_model("DGX H100"), nullptr);
+  EXPECT_EQ(book.find_model("DGX H100")->id, "dgx-h100");
+  EXPECT_EQ(book.find_model("QM9700")->id, "qm9700");
+  EXPECT_EQ(book.find_model("SN9999"), nullptr);
 }
 
 TEST(PriceBook, ErrorsAreLocated) {
@@ -74,8 +79,8 @@ TEST(PriceBook, ErrorsAreLocated) {
   EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: X}\n"),
             "book.yaml:3:67: items[0].quality: quality must be tags P, S, E or D joined by '/' (\"S/E\")");
   EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P, colour: red}\n"),
-            "book.yaml:3:70: items[0].colour: unknown key (expected one of: date, id, name, power_max, "
-            "power_typical, price, quality, source)");
+            "book.yaml:3:70: items[0].colour: unknown key (expected one of: date, id, model, name, "
+            "power_max, power_typical, price, quality, source)");
   EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P}\n"
                             "  - {id: a, name: y, price: 6USD, source: s, date: 2024, quality: P}\n"),
             "book.yaml:4:10: items[1].id: duplicate id \"a\"");
