@@ -92,7 +92,6 @@ PowerReport compute_power(const FacilityConfig& config, const ClusterInventory& 
   PowerReport r;
   r.pue = config.cooling.pue;
   r.curve = run.measured_power ? *run.measured_power : tdp_power_curve(run.gpu, config.power);
-  const Watts compute_uncapped = r.curve.compute;
   if (config.power.gpu_power_cap) {
     r.compute_slowdown = apply_power_cap(r.curve, *config.power.gpu_power_cap, config.power.dvfs_exponent);
   }
@@ -107,15 +106,18 @@ PowerReport compute_power(const FacilityConfig& config, const ClusterInventory& 
                   r.curve.communication * (f.communication / r.step_slowdown) + r.curve.idle * (f.idle / r.step_slowdown);
 
   const int gpn = inv.node.gpus_per_node;
+  // The node's maximum less its GPUs' datasheet TDP (not a measured compute power) is the rest of the server.
   const Watts node_max = book.power(inv.node.price, true);
-  r.server_overhead_max = node_max - compute_uncapped * gpn;
+  r.server_overhead_max = node_max - run.gpu.tdp * gpn;
   if (r.server_overhead_max.value() < 0) {
     throw InputError(book.at(inv.node.price).where, inv.node.price.id,
                      "node maximum power " + to_string(node_max) + " is below its " + std::to_string(gpn) +
-                         " GPUs at " + to_string(compute_uncapped));
+                         " GPUs at " + to_string(run.gpu.tdp) + " TDP");
   }
+  // Peak: GPUs at their TDP, or at the cap when one is set (what the rack breaker must carry).
+  const Watts gpu_peak = config.power.gpu_power_cap ? std::min(run.gpu.tdp, *config.power.gpu_power_cap) : run.gpu.tdp;
   r.node_average = r.gpu_average * gpn + r.server_overhead_max * config.power.server_overhead_load;
-  r.node_peak = r.curve.compute * gpn + r.server_overhead_max;
+  r.node_peak = gpu_peak * gpn + r.server_overhead_max;
   r.node_idle = r.curve.idle * gpn + r.server_overhead_max * config.power.server_idle_load;
 
   int network_units = 0;

@@ -30,7 +30,7 @@ struct PowerReport {
   Watts gpu_average;          ///< one GPU over a step
   Watts server_overhead_max;  ///< one node's maximum minus its GPUs' TDP (CPUs, NICs, fans, optics in the node)
   Watts node_average;         ///< one node over a step
-  Watts node_peak;            ///< one node at full load (under the cap, if any)
+  Watts node_peak;            ///< one node with its GPUs at TDP (or at the cap, if lower)
   Watts node_idle;
   Watts switch_power;         ///< all switches, typical draw with passive cables
   Watts transceiver_power;    ///< switch-side optics (node-side optics are inside the node's maximum)

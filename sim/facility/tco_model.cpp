@@ -1,6 +1,7 @@
 #include "sim/facility/tco_model.hpp"
 
 #include <cmath>
+#include <utility>
 
 namespace cs {
 namespace {

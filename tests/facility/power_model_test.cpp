@@ -66,6 +66,9 @@ TEST(PowerModel, MeasuredCurveReplacesTheTdpCurve) {
   // 0.5 x 450 + 0.2 x 300 + 0.2 x 150 + 0.1 x 80 = 225 + 60 + 30 + 8 = 323 W.
   EXPECT_NEAR(p.gpu_average.value(), 323.0, 1e-9);
   EXPECT_EQ(p.curve.source, "NVML samples");
+  // The rest of the server stays node max - 2 x TDP = 1000 W: node 2 x 323 + 1000 = 1646 W, peak 2000 W.
+  EXPECT_NEAR(p.node_average.value(), 1646.0, 1e-9);
+  EXPECT_NEAR(p.node_peak.value(), 2000.0, 1e-9);
 }
 
 TEST(PowerModel, RacksFollowThePowerBudget) {

@@ -1,6 +1,8 @@
 // The 4-SU DGX SuperPOD H100 (127 DGX, 1,016 GPUs) against NVIDIA's reference architecture and datasheets.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "sim/facility/tco_model.hpp"
 #include "sim/input/input_node.hpp"
 #include "superpod_fixture.hpp"
@@ -81,6 +83,34 @@ TEST(SuperPod, MixedStepDrawsLessThanTheMaximum) {
   // Node: 8 x 561.4 + (10,200 - 5,600) = 4,491.2 + 4,600 = 9,091.2 W.
   EXPECT_NEAR(p.node_average.value(), 9091.2, 1e-9);
   EXPECT_LT(p.it_average, p.it_peak);
+}
+
+TEST(SuperPod, APowerCapBuysRackDensity) {
+  FacilityConfig c;
+  c.cooling.rack_power_budget = Watts{35000.0};
+  const PriceBook book = shipped_book();
+  const PowerReport uncapped = compute_power(c, test::superpod_h100(4), h100_run(0.6), book);
+  // 35 kW / 10.2 kW = 3.43 -> 3 DGX per rack, ceil(127 / 3) = 43 compute racks.
+  EXPECT_EQ(uncapped.racks.nodes_per_rack, 3);
+  EXPECT_EQ(uncapped.racks.compute_racks, 43);
+  c.power.gpu_power_cap = Watts{500.0};
+  const PowerReport capped = compute_power(c, test::superpod_h100(4), h100_run(0.6), book);
+  // Peak 8 x 500 + (10,200 - 8 x 700) = 8,600 W; 35 / 8.6 = 4.07 -> 4 per rack, 32 racks.
+  EXPECT_NEAR(capped.node_peak.value(), 8600.0, 1e-9);
+  EXPECT_EQ(capped.racks.compute_racks, 32);
+  // Compute-bound time x ((700 - 70) / (500 - 70))^(1/3) = 1.1357; step 0.6 x 1.1357 + 0.4 = 1.0814 x.
+  EXPECT_NEAR(capped.compute_slowdown, std::cbrt(630.0 / 430.0), 1e-12);
+  EXPECT_NEAR(capped.step_slowdown, 0.6 * std::cbrt(630.0 / 430.0) + 0.4, 1e-12);
+}
+
+TEST(SuperPod, LiquidCoolingPacksByRackSpace) {
+  FacilityConfig c;
+  c.cooling.kind = Cooling::liquid;
+  c.cooling.rack_power_budget = Watts{120000.0};
+  const PowerReport p = compute_power(c, test::superpod_h100(4), h100_run(0.6), shipped_book());
+  // 120 kW allows 11 DGX, 42U allows 5 of 8U: 5 per rack, ceil(127 / 5) = 26 racks.
+  EXPECT_EQ(p.racks.nodes_per_rack, 5);
+  EXPECT_EQ(p.racks.compute_racks, 26);
 }
 
 TEST(SuperPod, EveryBomLineAndYearlyCostIsTraceableToThePriceBook) {
