@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "sim/cli/cmd_run.hpp"
+#include "sim/cli/cmd_validate.hpp"
 #include "sim/cli/exit_codes.hpp"
 #include "sim/core/error.hpp"
 
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "clustersim 0.1.0");
   cs::cli::register_run_command(app);
+  cs::cli::register_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -87,6 +87,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         f += layer.first;
         b += layer.second;
       }
+      const UnitCost layers_forward = f;  // what full recompute reruns (not the embedding or output layer)
       if (vs == 0) {
         f += embed.first;
         b += embed.second;
@@ -96,12 +97,13 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b += output.second;
       }
       if (t.recompute == Recompute::full) {
-        // Full recompute reruns the chunk's forward (kernels and TP collectives) before its backward.
-        b.compute += f.compute;
-        b.tp_comm += f.tp_comm;
-        b.cp_comm += f.cp_comm;
-        b.ep_comm += f.ep_comm;
-        b.hardware_flops += f.model_flops;
+        // Full recompute reruns the chunk's transformer layers (kernels and TP collectives) before their
+        // backward, as Megatron-LM's --recompute-granularity full does.
+        b.compute += layers_forward.compute;
+        b.tp_comm += layers_forward.tp_comm;
+        b.cp_comm += layers_forward.cp_comm;
+        b.ep_comm += layers_forward.ep_comm;
+        b.hardware_flops += layers_forward.model_flops;
       }
       fwd_[index(s, c)] = f;
       bwd_[index(s, c)] = b;

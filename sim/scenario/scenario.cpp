@@ -48,7 +48,7 @@ Scenario load_scenario(const std::string& path, const std::string& profile_overr
   sc.training = parse_training_config(root.at("training"), sc.model);
   root.finish();
 
-  check_plan(root, sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
+  check_plan(root.location(), sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
   if (sc.profile.gpu.peak.count(sc.training.precision) == 0) {
     root.at("training").at("precision").fail(sc.profile.gpu.name + " has no " +
                                              std::string(to_string(sc.training.precision)) + " peak in profile " +

@@ -92,10 +92,10 @@ TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model)
   return t;
 }
 
-void check_plan(const InputNode& where, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, int gpus,
+void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, int gpus,
                 int gpus_per_node) {
   auto fail = [&](const std::string& key, const std::string& msg) {
-    throw InputError(where.location(), key, msg);
+    throw InputError(where, key, msg);
   };
   if (p.gpus() != gpus) {
     fail("parallelism", "tp*pp*dp*cp = " + std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" +

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "sim/core/error.hpp"
 #include "sim/hardware/dtype.hpp"
 #include "sim/workload/model_spec.hpp"
 
@@ -56,8 +57,8 @@ struct TrainingConfig {
 /// Reads the `training:` section; `model` supplies the default sequence length.
 [[nodiscard]] TrainingConfig parse_training_config(const InputNode& section, const ModelSpec& model);
 /// Checks that plan, training and model fit together on `gpus` GPUs (divisibility, batch sizes, schedule).
-/// Throws InputError at `where` (the scenario root) naming the offending key.
-void check_plan(const InputNode& where, const ModelSpec& model, const ParallelPlan& plan, const TrainingConfig& train,
+/// Throws InputError at `where` naming the offending key.
+void check_plan(const SourceLocation& where, const ModelSpec& model, const ParallelPlan& plan, const TrainingConfig& train,
                 int gpus, int gpus_per_node);
 
 [[nodiscard]] std::string to_string(PipelineSchedule s);
