@@ -27,14 +27,6 @@ Dollars BillOfMaterials::total(std::string_view category) const noexcept {
   return sum;
 }
 
-double BillOfMaterials::count(std::string_view category) const noexcept {
-  double sum = 0;
-  for (const auto& l : lines) {
-    if (l.category == category) sum += l.quantity;
-  }
-  return sum;
-}
-
 BillOfMaterials build_bom(const ClusterInventory& inv, const RackPlan& racks, int spare_nodes,
                           const PriceRef& rack_price, const PriceBook& book) {
   BillOfMaterials bom;

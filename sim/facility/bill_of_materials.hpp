@@ -27,7 +27,6 @@ struct BillOfMaterials {
   std::vector<BomLine> lines;
   [[nodiscard]] Dollars total() const noexcept;
   [[nodiscard]] Dollars total(std::string_view category) const noexcept;
-  [[nodiscard]] double count(std::string_view category) const noexcept;  ///< sum of quantities
 };
 
 /// Prices the inventory, the racks of `racks` and `spare_nodes` extra nodes. Throws InputError when a part's

@@ -6,6 +6,12 @@
 
 namespace cs {
 
+StepStateFractions fractions_from_times(Time compute, Time memory, Time communication, Time idle) {
+  const Time total = compute + memory + communication + idle;
+  if (total <= Time::zero()) throw InputError({}, "run", "a step must spend some time in some state");
+  return {compute / total, memory / total, communication / total, idle / total};
+}
+
 void validate(const RunProfile& run) {
   const auto fail = [](const std::string& m) { throw InputError({}, "run", m); };
   const StepStateFractions& f = run.fractions;

@@ -20,6 +20,9 @@ struct StepStateFractions {
   double idle = 0.0;
 };
 
+/// Fractions from the time a GPU spends in each state (any common unit); throws InputError when all are zero.
+[[nodiscard]] StepStateFractions fractions_from_times(Time compute, Time memory, Time communication, Time idle);
+
 /// Board power of one GPU in each state. Either measured (a calibration with NVML samples) or derived from the
 /// datasheet TDP and idle power (see tdp_power_curve in power_model.hpp); `source` says which.
 struct GpuPowerCurve {

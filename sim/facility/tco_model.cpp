@@ -33,6 +33,7 @@ TcoReport compute_tco(const FacilityConfig& config, const ClusterInventory& inv,
 
   TcoReport t;
   t.site = std::string(to_string(config.site));
+  t.cooling = std::string(to_string(config.cooling.kind));
   t.utilisation = fin.utilisation;
   t.gpu_count = inv.gpu_count();
   t.power = compute_power(config, inv, run, book);

@@ -60,6 +60,7 @@ struct TcoReport {
   std::vector<CloudComparison> cloud;
   std::vector<std::string> warnings;
   std::string site;                      ///< "colocation" or "build"
+  std::string cooling;                   ///< "air" or "liquid"
   double utilisation = 1.0;
   int gpu_count = 0;
 };

@@ -119,6 +119,7 @@ J tco_json(const TcoReport& t) {
   }
   return J{
       {"site", t.site},
+      {"cooling", t.cooling},
       {"utilisation", t.utilisation},
       {"gpus", t.gpu_count},
       {"bill_of_materials", bom},
@@ -248,8 +249,8 @@ std::string tco_summary(const TcoReport& t) {
     out += fmt::format("  {:<30} {}\n", label, value);
   };
   const PowerReport& p = t.power;
-  line("IT power (step avg / peak)", fmt::format("{:.4g} kW / {:.4g} kW, PUE {:.2f} -> {:.4g} kW at the meter",
-                                                 kw(p.it_average), kw(p.it_peak), p.pue, kw(p.facility_average)));
+  line("IT power (step avg / peak)", fmt::format("{:.4g} kW / {:.4g} kW, PUE {:.2f} ({}) -> {:.4g} kW at the meter",
+                                                 kw(p.it_average), kw(p.it_peak), p.pue, t.cooling, kw(p.facility_average)));
   line("racks", fmt::format("{} compute ({} nodes each) + {} network", p.racks.compute_racks, p.racks.nodes_per_rack,
                             p.racks.network_racks));
   const ReliabilityReport& r = t.reliability;

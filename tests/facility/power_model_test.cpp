@@ -7,6 +7,17 @@
 namespace cs {
 namespace {
 
+TEST(RunProfile, FractionsFromTimesNormaliseByTheirSum) {
+  // 6 + 2 + 1 + 1 = 10 s: 0.6, 0.2, 0.1, 0.1.
+  const StepStateFractions f = fractions_from_times(Time::from_seconds(6), Time::from_seconds(2), Time::from_seconds(1),
+                                                    Time::from_seconds(1));
+  EXPECT_DOUBLE_EQ(f.compute, 0.6);
+  EXPECT_DOUBLE_EQ(f.memory, 0.2);
+  EXPECT_DOUBLE_EQ(f.communication, 0.1);
+  EXPECT_DOUBLE_EQ(f.idle, 0.1);
+  EXPECT_THROW((void)fractions_from_times(Time::zero(), Time::zero(), Time::zero(), Time::zero()), InputError);
+}
+
 TEST(PowerModel, TdpCurvePlacesStatesBetweenIdleAndTdp) {
   const GpuPowerCurve c = tdp_power_curve(test::small_run().gpu, PowerConfig{});
   EXPECT_DOUBLE_EQ(c.compute.value(), 500.0);        // TDP

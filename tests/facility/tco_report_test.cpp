@@ -59,7 +59,7 @@ TEST(TcoReport, TableAndSummaryNameTheUnits) {
   EXPECT_NE(table.find("USD/GPU-h"), std::string::npos);
   const std::string summary = tco_summary(t);
   // 1,964 W average, 2,220 W peak, x 1.5 = 2,946 W at the meter.
-  EXPECT_NE(summary.find("1.964 kW / 2.22 kW, PUE 1.50 -> 2.946 kW at the meter"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("1.964 kW / 2.22 kW, PUE 1.50 (air) -> 2.946 kW at the meter"), std::string::npos) << summary;
 }
 
 }  // namespace
