@@ -63,7 +63,6 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     : pp_(p.pp), plan_(p), train_(t) {
   const RankLayout layout(p);
   const int v = p.virtual_stages;
-  const int per_chunk = m.layers / (p.pp * v);
   const std::size_t n = static_cast<std::size_t>(p.pp * v);
   fwd_.resize(n);
   bwd_.resize(n);
@@ -82,7 +81,8 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     for (int s = 0; s < p.pp; ++s) {
       const int vs = c * p.pp + s;
       UnitCost f, b;
-      for (int l = vs * per_chunk; l < (vs + 1) * per_chunk; ++l) {
+      const auto [first, last] = virtual_stage_layers(m, p, vs);
+      for (int l = first; l < last; ++l) {
         const auto& layer = (m.is_moe() && l >= m.dense_layers) ? moe : dense;
         f += layer.first;
         b += layer.second;

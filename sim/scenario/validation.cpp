@@ -147,10 +147,6 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     p.schedule = PipelineSchedule::one_f_one_b;
     assumptions.push_back("not interleaved (micro-batches not divisible by PP)");
   }
-  if (m.layers % (p.pp * p.virtual_stages) != 0) {
-    skip = "layers not divisible by PP x virtual stages";
-    return std::nullopt;
-  }
   try {
     sc.topology = load_topology(topology, sc.gpus);
     sc.profile = find_device_profile(profile);

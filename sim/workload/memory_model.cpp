@@ -7,11 +7,10 @@ namespace {
 
 /// Layers of stage `stage` (all virtual chunks together) and how many of them are MoE layers.
 std::pair<int, int> stage_layers(const ModelSpec& m, const ParallelPlan& p, int stage) {
-  const int per_chunk = m.layers / (p.pp * p.virtual_stages);
   int total = 0, moe = 0;
   for (int c = 0; c < p.virtual_stages; ++c) {
-    const int first = (c * p.pp + stage) * per_chunk;
-    for (int l = first; l < first + per_chunk; ++l) {
+    const auto [first, last] = virtual_stage_layers(m, p, c * p.pp + stage);
+    for (int l = first; l < last; ++l) {
       ++total;
       if (m.is_moe() && l >= m.dense_layers) ++moe;
     }

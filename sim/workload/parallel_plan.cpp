@@ -92,6 +92,11 @@ TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model)
   return t;
 }
 
+std::pair<int, int> virtual_stage_layers(const ModelSpec& m, const ParallelPlan& p, int vs) {
+  const int n = p.pp * (p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1);
+  return {vs * m.layers / n, (vs + 1) * m.layers / n};
+}
+
 void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, int gpus,
                 int gpus_per_node) {
   auto fail = [&](const std::string& key, const std::string& msg) {
@@ -106,8 +111,8 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (m.heads % p.tp != 0) fail("parallelism.tp", "heads (" + std::to_string(m.heads) + ") must be divisible by tp");
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) fail("parallelism.tp", "kv_heads must divide or be divisible by tp");
   if (m.ffn_hidden % p.tp != 0) fail("parallelism.tp", "ffn_hidden must be divisible by tp");
-  if (m.layers % (p.pp * p.virtual_stages) != 0) {
-    fail("parallelism.pp", "layers (" + std::to_string(m.layers) + ") must be divisible by pp*virtual_stages (" +
+  if (m.layers < p.pp * p.virtual_stages) {
+    fail("parallelism.pp", "layers (" + std::to_string(m.layers) + ") must be at least pp*virtual_stages (" +
                                std::to_string(p.pp * p.virtual_stages) + ")");
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::interleaved) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "sim/core/error.hpp"
 #include "sim/hardware/dtype.hpp"
@@ -51,6 +52,11 @@ struct TrainingConfig {
     return global_batch / (static_cast<std::int64_t>(micro_batch) * p.dp);
   }
 };
+
+/// The layers [first, last) of virtual pipeline stage `vs` (chunk c of stage s is vs = c*pp + s). Layers are
+/// spread as evenly as possible: when pp*virtual_stages does not divide them, the later stages take one more
+/// (Megatron-LM's uneven split puts the embedding-heavy first and last stages lighter, the same direction).
+[[nodiscard]] std::pair<int, int> virtual_stage_layers(const ModelSpec& m, const ParallelPlan& p, int vs);
 
 /// Reads the `parallelism:` section. Throws InputError on bad values.
 [[nodiscard]] ParallelPlan parse_parallel_plan(const InputNode& section);
