@@ -1,5 +1,7 @@
 #include "sim/facility/tco_model.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <utility>
 
@@ -18,6 +20,17 @@ DollarRate electricity_per_year(Watts it, double pue, EnergyPrice price) {
 
 }  // namespace
 
+void check_price_choice(const PriceChoice& p, const PriceBook& book) {
+  (void)book.at(p.electricity, PriceUnit::per_kwh);
+  (void)book.at(p.colocation, PriceUnit::per_kw_month);
+  (void)book.at(p.facility_build, PriceUnit::per_watt);
+  (void)book.at(p.node_support, PriceUnit::per_year);
+  (void)book.at(p.staff, PriceUnit::per_year);
+  (void)book.at(p.rack, PriceUnit::each);
+  (void)book.at(p.cloud_on_demand, PriceUnit::per_hour);
+  (void)book.at(p.cloud_reserved, PriceUnit::per_hour);
+}
+
 double capital_recovery_factor(double rate, double n) {
   if (rate == 0.0) return 1.0 / n;
   const double g = std::pow(1.0 + rate, n);
@@ -30,6 +43,7 @@ TcoReport compute_tco(const FacilityConfig& config, const ClusterInventory& inv,
   book.apply_overrides(config.price_overrides);
   const FinanceConfig& fin = config.finance;
   const PriceChoice& prices = config.prices;
+  check_price_choice(prices, book);
 
   TcoReport t;
   t.site = std::string(to_string(config.site));
@@ -49,8 +63,8 @@ TcoReport compute_tco(const FacilityConfig& config, const ClusterInventory& inv,
   // Fixed yearly costs.
   t.capital_recovery_factor = capital_recovery_factor(fin.cost_of_capital, fin.depreciation_years);
   const double residual_now = fin.residual_value / std::pow(1.0 + fin.cost_of_capital, fin.depreciation_years);
-  t.annual.push_back({"hardware capital charge (" + std::to_string(static_cast<int>(fin.depreciation_years)) +
-                          " y, cost of capital, residual)",
+  t.annual.push_back({fmt::format("hardware capital charge ({:g} y at {:g}%, residual {:g}%)", fin.depreciation_years,
+                                  100 * fin.cost_of_capital, 100 * fin.residual_value),
                       per_year(t.hardware_capex.value() * (1.0 - residual_now) * t.capital_recovery_factor), "",
                       "derived: bill of materials x capital recovery factor"});
   if (config.site == Site::build) {

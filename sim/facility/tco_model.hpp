@@ -65,6 +65,9 @@ struct TcoReport {
   int gpu_count = 0;
 };
 
+/// Checks that every entry `p` names exists with the unit its use needs; throws InputError at the scenario key.
+void check_price_choice(const PriceChoice& p, const PriceBook& book);
+
 /// Capital recovery factor r(1+r)^n / ((1+r)^n - 1); 1/n when r = 0.
 [[nodiscard]] double capital_recovery_factor(double rate, double years);
 

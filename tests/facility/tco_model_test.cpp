@@ -80,6 +80,18 @@ TEST(Tco, BuildingTheFacilityAddsCapexAndDropsRent) {
   EXPECT_NEAR(usd_per_year(t.fixed_per_year), 22840.0 + 2220.0 + 1000.0, 1e-6);
 }
 
+TEST(Tco, EveryChosenPriceIsCheckedBeforeAnythingRuns) {
+  FacilityConfig c = test::small_config();
+  c.prices.staff = PriceRef{"colo", {"s.yaml", 12, 10}, "facility.prices.staff"};  // staff_fte is 0, still checked
+  try {
+    (void)small_tco(c);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "s.yaml:12:10: facility.prices.staff: price-book entry \"colo\" is priced in USD/kW/month "
+                           "but is used as a price in USD/yr");
+  }
+}
+
 TEST(Tco, StaffAndCostOfCapital) {
   FacilityConfig c = test::small_config();
   c.finance.staff_fte = 0.5;
