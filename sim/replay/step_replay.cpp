@@ -109,6 +109,7 @@ void StepReplay::finish_unit(int s, std::size_t index, Time start) {
   const PipelineUnit u = st.order[index];
   const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
   st.sums.compute += c.compute;
+  st.sums.memory_kernels += c.memory_kernels;
   st.sums.tp_comm += c.tp_comm;
   st.sums.cp_comm += c.cp_comm;
   st.sums.ep_comm += c.ep_comm;

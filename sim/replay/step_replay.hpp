@@ -35,6 +35,7 @@ class ReplayObserver {
 
 struct StepBreakdown {
   Time compute;              ///< kernels on the critical stage (recompute included)
+  Time memory_kernels;       ///< the bandwidth-bound part of `compute`
   Time tp_comm;              ///< exposed TP collectives
   Time cp_comm;
   Time ep_comm;

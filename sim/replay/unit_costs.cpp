@@ -8,6 +8,7 @@ namespace cs {
 
 UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
   compute += o.compute;
+  memory_kernels += o.memory_kernels;
   tp_comm += o.tp_comm;
   cp_comm += o.cp_comm;
   ep_comm += o.ep_comm;
@@ -28,7 +29,12 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
         last_attention = compute.attention(op.attention);
         u.compute += last_attention;
         break;
-      case OpKind::memory: u.compute += compute.memory_bound(op.bytes); break;
+      case OpKind::memory: {
+        const Time t = compute.memory_bound(op.bytes);
+        u.compute += t;
+        u.memory_kernels += t;
+        break;
+      }
       case OpKind::collective: {
         CollectiveRequest req{op.collective, op.bytes, {}, op.name};
         if (op.group == CommGroup::tp) req.groups = {layout.tp_groups(0).front()};
@@ -100,6 +106,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         // Full recompute reruns the chunk's transformer layers (kernels and TP collectives) before their
         // backward, as Megatron-LM's --recompute-granularity full does.
         b.compute += layers_forward.compute;
+        b.memory_kernels += layers_forward.memory_kernels;
         b.tp_comm += layers_forward.tp_comm;
         b.cp_comm += layers_forward.cp_comm;
         b.ep_comm += layers_forward.ep_comm;

@@ -19,6 +19,7 @@ using CollectiveEstimate = std::function<Time(const CollectiveRequest&)>;
 
 struct UnitCost {
   Time compute;          ///< GEMM, attention and memory-bound kernels (recompute included for backward)
+  Time memory_kernels;   ///< the bandwidth-bound part of `compute` (norms, activations, casts, ...)
   Time tp_comm;          ///< exposed tensor-parallel collectives
   Time cp_comm;          ///< exposed context-parallel K/V exchange
   Time ep_comm;          ///< expert-parallel all-to-all

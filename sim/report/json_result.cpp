@@ -26,6 +26,7 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["breakdown"] = {
       {"critical_stage", r.step.critical_stage},
       {"compute_s", b.compute.seconds()},
+      {"memory_bound_kernels_s", b.memory_kernels.seconds()},
       {"tp_comm_exposed_s", b.tp_comm.seconds()},
       {"cp_comm_exposed_s", b.cp_comm.seconds()},
       {"ep_comm_exposed_s", b.ep_comm.seconds()},
