@@ -117,6 +117,10 @@ void read_prices(const InputNode& m, PriceChoice& p) {
   read_price_ref(m, "node_support", p.node_support);
   read_price_ref(m, "staff", p.staff);
   read_price_ref(m, "rack", p.rack);
+  read_price_ref(m, "optical_cable", p.optical_cable);
+  read_price_ref(m, "copper_cable", p.copper_cable);
+  read_price_ref(m, "node_transceiver", p.node_transceiver);
+  read_price_ref(m, "switch_transceiver", p.switch_transceiver);
   read_price_ref(m, "cloud_on_demand", p.cloud_on_demand);
   read_price_ref(m, "cloud_reserved", p.cloud_reserved);
   m.finish();

@@ -77,6 +77,10 @@ struct PriceChoice {
   PriceRef node_support{"dgx-h100-support"};
   PriceRef staff{"staff-fte-placeholder"};
   PriceRef rack{"rack-pdu-placeholder"};
+  PriceRef optical_cable{"fiber-mpo-placeholder"};        ///< for inventories built from a topology
+  PriceRef copper_cable{"dac-copper-placeholder"};
+  PriceRef node_transceiver{"osfp-800g-twinport-mm"};
+  PriceRef switch_transceiver{"osfp-800g-twinport-sm"};
   PriceRef cloud_on_demand{"aws-p5-on-demand-2026"};
   PriceRef cloud_reserved{"gcp-a3-cud-3y-2025"};
 };

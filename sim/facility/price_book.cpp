@@ -78,6 +78,10 @@ PriceBook PriceBook::parse(const InputNode& root) {
     if (item.power_typical || item.power_max) {
       item.power_source = e.get<std::string>("power_source");
     }
+    if (auto n = e.find("rack_units")) {
+      item.rack_units = n->as<int>();
+      n->require(*item.rack_units > 0 && *item.rack_units <= 60, "rack_units must lie in 1 to 60");
+    }
     item.where = e.location();
     e.finish();
     book.items_.push_back(std::move(item));
@@ -113,6 +117,12 @@ const PriceItem* PriceBook::find_model(std::string_view model) const noexcept {
   if (model.empty()) return nullptr;
   const auto it = std::find_if(items_.begin(), items_.end(), [&](const PriceItem& i) { return i.model == model; });
   return it == items_.end() ? nullptr : &*it;
+}
+
+const PriceItem& PriceBook::for_model(std::string_view model, std::string_view what) const {
+  if (const PriceItem* item = find_model(model)) return *item;
+  throw InputError({file_, 0, 0}, "", "no price-book entry has model \"" + std::string(model) + "\" (the " +
+                                          std::string(what) + "); add one with `model:` or pass another price book");
 }
 
 const PriceItem& PriceBook::at(const PriceRef& ref) const {

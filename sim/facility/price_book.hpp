@@ -28,6 +28,7 @@ struct PriceItem {
   std::optional<Watts> power_typical;  ///< typical draw of one item, when it is a powered part
   std::optional<Watts> power_max;      ///< maximum draw of one item
   std::string power_source;            ///< where the power figures come from
+  std::optional<int> rack_units;       ///< height in a rack, for rack-mounted parts
   SourceLocation where;                ///< the entry in the price book (or the scenario override)
   bool overridden = false;             ///< replaced by a scenario's `facility.price_overrides`
 };
@@ -76,6 +77,8 @@ class PriceBook {
   [[nodiscard]] bool contains(std::string_view id) const noexcept;
   /// The entry whose `model` is `model` (as topology files name hardware), or nullptr.
   [[nodiscard]] const PriceItem* find_model(std::string_view model) const noexcept;
+  /// The same, throwing InputError ("no price-book entry has model ...") naming `what` when there is none.
+  [[nodiscard]] const PriceItem& for_model(std::string_view model, std::string_view what) const;
   /// The entry `ref.id`, which must be priced in `unit`; throws InputError at `ref` otherwise.
   [[nodiscard]] const PriceItem& at(const PriceRef& ref, PriceUnit unit) const;
 

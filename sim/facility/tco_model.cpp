@@ -27,6 +27,10 @@ void check_price_choice(const PriceChoice& p, const PriceBook& book) {
   (void)book.at(p.node_support, PriceUnit::per_year);
   (void)book.at(p.staff, PriceUnit::per_year);
   (void)book.at(p.rack, PriceUnit::each);
+  (void)book.at(p.optical_cable, PriceUnit::each);
+  (void)book.at(p.copper_cable, PriceUnit::each);
+  (void)book.at(p.node_transceiver, PriceUnit::each);
+  (void)book.at(p.switch_transceiver, PriceUnit::each);
   (void)book.at(p.cloud_on_demand, PriceUnit::per_hour);
   (void)book.at(p.cloud_reserved, PriceUnit::per_hour);
 }

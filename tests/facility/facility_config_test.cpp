@@ -87,7 +87,8 @@ TEST(FacilityConfig, BadInputsGiveLocatedErrors) {
             "USD/kWh, USD/kW/month, USD/TB or USD/W");
   EXPECT_EQ(error_of("facility:\n  prices: {electricity: x, gas: y}\n"),
             "scenario.yaml:2:28: facility.prices.gas: unknown key (expected one of: cloud_on_demand, "
-            "cloud_reserved, colocation, electricity, facility_build, node_support, rack, staff)");
+            "cloud_reserved, colocation, copper_cable, electricity, facility_build, node_support, node_transceiver, "
+            "optical_cable, rack, staff, switch_transceiver)");
   EXPECT_EQ(error_of("facility: 5\n"), "scenario.yaml:1:11: facility: expected a mapping (the facility section)");
 }
 

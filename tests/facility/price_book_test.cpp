@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/facility/tco_model.hpp"
 #include "sim/input/input_node.hpp"
 #include "small_cluster.hpp"
 
@@ -48,21 +49,15 @@ TEST(PriceBook, ShippedBookLoadsAndEveryEntryIsSourced) {
     EXPECT_GT(i.where.line, 0) << i.id;
   }
   // The defaults of FacilityConfig all resolve, with their units.
-  const PriceChoice p;
-  EXPECT_NO_THROW((void)book.energy(p.electricity));
-  EXPECT_NO_THROW((void)book.capacity(p.colocation));
-  EXPECT_NO_THROW((void)book.at(p.facility_build, PriceUnit::per_watt));
-  EXPECT_NO_THROW((void)book.yearly(p.node_support));
-  EXPECT_NO_THROW((void)book.yearly(p.staff));
-  EXPECT_NO_THROW((void)book.each(p.rack));
-  EXPECT_NO_THROW((void)book.hourly(p.cloud_on_demand));
-  EXPECT_NO_THROW((void)book.hourly(p.cloud_reserved));
+  EXPECT_NO_THROW(check_price_choice(PriceChoice{}, book));
   EXPECT_DOUBLE_EQ(book.power(PriceRef{"dgx-h100"}, true).value(), 10200.0);
   // Topology files name hardware by model; the book maps those names to entries.
   ASSERT_NE(book.find_model("DGX H100"), nullptr);
   EXPECT_EQ(book.find_model("DGX H100")->id, "dgx-h100");
   EXPECT_EQ(book.find_model("QM9700")->id, "qm9700");
   EXPECT_EQ(book.find_model("SN9999"), nullptr);
+  EXPECT_EQ(book.at("dgx-h100").rack_units, 8);
+  EXPECT_THROW((void)book.for_model("SN9999", "compute leaf switch"), InputError);
 }
 
 TEST(PriceBook, ErrorsAreLocated) {
@@ -80,7 +75,7 @@ TEST(PriceBook, ErrorsAreLocated) {
             "book.yaml:3:67: items[0].quality: quality must be tags P, S, E or D joined by '/' (\"S/E\")");
   EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P, colour: red}\n"),
             "book.yaml:3:70: items[0].colour: unknown key (expected one of: date, id, model, name, "
-            "power_max, power_typical, price, quality, source)");
+            "power_max, power_typical, price, quality, rack_units, source)");
   EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P}\n"
                             "  - {id: a, name: y, price: 6USD, source: s, date: 2024, quality: P}\n"),
             "book.yaml:4:10: items[1].id: duplicate id \"a\"");

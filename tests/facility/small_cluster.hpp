@@ -74,8 +74,9 @@ inline FacilityConfig small_config() {
   c.reliability.spare_nodes = 0;
   c.finance.cost_of_capital = 0.0;
   c.prices = PriceChoice{.electricity = "power", .colocation = "colo", .facility_build = "build",
-                         .node_support = "support", .staff = "staff", .rack = "rack", .cloud_on_demand = "od",
-                         .cloud_reserved = "rsv"};
+                         .node_support = "support", .staff = "staff", .rack = "rack", .optical_cable = "cable",
+                         .copper_cable = "cable", .node_transceiver = "optic", .switch_transceiver = "optic",
+                         .cloud_on_demand = "od", .cloud_reserved = "rsv"};
   return c;
 }
 
