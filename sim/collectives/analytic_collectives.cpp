@@ -3,50 +3,41 @@
 #include <algorithm>
 
 namespace cs {
-namespace {
 
-/// Alpha-beta time of one group of `n` ranks moving `s` bytes over links of bandwidth `b` and latency `a`.
-Time ring_time(CollectiveKind k, int n, Bytes s, const LinkSpec& link) {
-  if (n <= 1) return Time::zero();
-  const std::int64_t steps = n - 1;
-  switch (k) {
-    case CollectiveKind::all_reduce:
-      return Bytes{s.value() * 2.0 * static_cast<double>(steps) / n} / link.bandwidth + link.latency * (2 * steps);
-    case CollectiveKind::all_gather:
-    case CollectiveKind::reduce_scatter:
-    case CollectiveKind::all_to_all:
-      return Bytes{s.value() * static_cast<double>(steps) / n} / link.bandwidth + link.latency * steps;
-    case CollectiveKind::broadcast:
-    case CollectiveKind::reduce:
-      return s / link.bandwidth + link.latency * steps;
-    case CollectiveKind::send_recv:
-      return s / link.bandwidth + link.latency;
-  }
-  return Time::zero();
+AnalyticCollectives::AnalyticCollectives(EventEngine& engine, const Topology& topology,
+                                         CollectiveCalibration calibration, CollectiveAlgorithm default_algorithm)
+    : engine_(engine), topo_(topology), calib_(std::move(calibration)), cost_(topo_, calib_),
+      default_(default_algorithm) {}
+
+CollectiveAlgorithm AnalyticCollectives::pick(const CollectiveRequest& req, const GroupShape& g) const {
+  CollectiveAlgorithm a = req.algorithm != CollectiveAlgorithm::automatic ? req.algorithm : default_;
+  if (a != CollectiveAlgorithm::automatic && cost_.supports(a, req.kind, g)) return a;
+  return cost_.choose(req.kind, req.bytes, g);
 }
 
-}  // namespace
+CollectiveAlgorithm AnalyticCollectives::algorithm_for(const CollectiveRequest& req) const {
+  if (req.groups.empty()) return CollectiveAlgorithm::ring;
+  return pick(req, shape_of(topo_, req.groups.front()));
+}
 
 Time AnalyticCollectives::duration(const CollectiveRequest& req) const {
   Time worst = Time::zero();
-  const NodeSpec& node = topo_.node();
-  const LinkSpec scale_out{Bandwidth{node.nic.bandwidth.value() * node.nics / node.gpus}, node.nic.latency};
-  for (const auto& g : req.groups) {
-    if (g.empty()) continue;
-    const int first = topo_.node_of(g.front());
-    const bool one_node = std::all_of(g.begin(), g.end(), [&](int r) { return topo_.node_of(r) == first; });
-    const int n = req.kind == CollectiveKind::send_recv ? 2 : static_cast<int>(g.size());
-    worst = std::max(worst, ring_time(req.kind, n, req.bytes, one_node ? node.gpu_link : scale_out));
+  for (const auto& group : req.groups) {
+    if (group.empty()) continue;
+    const GroupShape g = shape_of(topo_, group);
+    worst = std::max(worst, cost_.estimate(pick(req, g), req.kind, req.bytes, g));
   }
   return worst;
 }
 
 void AnalyticCollectives::start(const CollectiveRequest& req, std::function<void()> done) {
+  ++used_[std::string(to_string(algorithm_for(req)))];
   engine_.schedule_in(duration(req), std::move(done));
 }
 
 std::string AnalyticCollectives::describe() const {
-  return "analytic alpha-beta ring model (no link contention)";
+  return "analytic alpha-beta model (no link contention); algorithms by NCCL-like tuner; calibration: " +
+         calib_.source();
 }
 
 }  // namespace cs

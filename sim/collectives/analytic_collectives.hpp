@@ -1,35 +1,51 @@
-// The contention-free communication model: each collective's time follows the alpha-beta cost of NCCL's ring
-// algorithm over the slowest link class the group crosses, and concurrent collectives do not slow each other.
+// The contention-free communication model: each group's collective takes the alpha-beta time of its algorithm
+// (collective_cost.hpp) and concurrent collectives do not slow each other. Fast enough for searches over
+// thousands of configurations; the flow-level model (flow_collectives.hpp) is the default.
 //
-// For a group of n ranks, message S, per-link bandwidth B and per-hop latency a (Thakur et al. 2005;
-// NCCL's ring):
+// For a group of n ranks in one node, message S, per-link bandwidth B and per-step latency a (Thakur et al.
+// 2005; NCCL's ring):
 //   all-reduce      2(n-1)/n * S/B + 2(n-1) a
 //   all-gather,
 //   reduce-scatter  (n-1)/n * S/B + (n-1) a
-//   all-to-all      (n-1)/n * S/B + (n-1) a      (pairwise exchange)
 //   broadcast, reduce  S/B + (n-1) a             (pipelined chain)
 //   send/recv       S/B + a
-// A group inside one node uses the GPUs' scale-up links; a group spanning nodes is limited by the per-GPU
-// share of the node's NICs (B = nics * nic_bw / gpus_per_node) with the NIC latency, which is the bottleneck
-// of NCCL's hierarchical ring on rail-optimised fabrics.
+// Groups spanning nodes use NCCL's rail-aligned channels (see collective_cost.cpp), and the tuner picks ring,
+// tree, NVLS or in-network reduction by estimated time unless the request or the options say otherwise.
 #pragma once
 
+#include <map>
+#include <string>
+
+#include "sim/collectives/calibration.hpp"
 #include "sim/collectives/collective.hpp"
+#include "sim/collectives/collective_cost.hpp"
 #include "sim/topology/topology.hpp"
 
 namespace cs {
 
 class AnalyticCollectives final : public CollectiveModel {
  public:
-  AnalyticCollectives(EventEngine& engine, const Topology& topology) : engine_(engine), topo_(topology) {}
+  AnalyticCollectives(EventEngine& engine, const Topology& topology)
+      : AnalyticCollectives(engine, topology, CollectiveCalibration::datasheet_defaults()) {}
+  AnalyticCollectives(EventEngine& engine, const Topology& topology, CollectiveCalibration calibration,
+                      CollectiveAlgorithm default_algorithm = CollectiveAlgorithm::automatic);
   void start(const CollectiveRequest& req, std::function<void()> done) override;
   [[nodiscard]] std::string describe() const override;
   /// The modelled duration of `req`'s slowest group.
   [[nodiscard]] Time duration(const CollectiveRequest& req) const;
+  /// The algorithm `req` runs with (override, default, or the tuner's choice) for its first group.
+  [[nodiscard]] CollectiveAlgorithm algorithm_for(const CollectiveRequest& req) const;
+  [[nodiscard]] const std::map<std::string, long>& algorithms_used() const noexcept { return used_; }
+  [[nodiscard]] const CollectiveCalibration& calibration() const noexcept { return calib_; }
 
  private:
+  [[nodiscard]] CollectiveAlgorithm pick(const CollectiveRequest& req, const GroupShape& g) const;
   EventEngine& engine_;
   const Topology& topo_;
+  CollectiveCalibration calib_;
+  CollectiveCost cost_;
+  CollectiveAlgorithm default_;
+  std::map<std::string, long> used_;
 };
 
 }  // namespace cs

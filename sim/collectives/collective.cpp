@@ -15,6 +15,41 @@ std::string_view to_string(CollectiveKind k) noexcept {
   return "?";
 }
 
+std::string_view to_string(CollectiveAlgorithm a) noexcept {
+  switch (a) {
+    case CollectiveAlgorithm::automatic: return "auto";
+    case CollectiveAlgorithm::ring: return "ring";
+    case CollectiveAlgorithm::tree: return "tree";
+    case CollectiveAlgorithm::halving_doubling: return "halving_doubling";
+    case CollectiveAlgorithm::hierarchical: return "hierarchical";
+    case CollectiveAlgorithm::nvls: return "nvls";
+    case CollectiveAlgorithm::in_network: return "in_network";
+  }
+  return "?";
+}
+
+std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view s) noexcept {
+  if (s == "auto" || s == "automatic") return CollectiveAlgorithm::automatic;
+  for (CollectiveAlgorithm a : kAllAlgorithms) {
+    if (s == to_string(a)) return a;
+  }
+  return std::nullopt;
+}
+
+std::optional<CollectiveKind> parse_collective_kind(std::string_view s) noexcept {
+  for (CollectiveKind k : {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
+                           CollectiveKind::broadcast, CollectiveKind::reduce, CollectiveKind::all_to_all,
+                           CollectiveKind::send_recv}) {
+    std::string name(to_string(k));
+    if (s == name) return k;
+    for (char& c : name) {
+      if (c == '-' || c == '/') c = '_';
+    }
+    if (s == name) return k;
+  }
+  return std::nullopt;
+}
+
 double bus_bandwidth_factor(CollectiveKind k, int n) noexcept {
   const double dn = static_cast<double>(n);
   switch (k) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,27 @@ enum class CollectiveKind { all_reduce, all_gather, reduce_scatter, broadcast, r
 
 [[nodiscard]] std::string_view to_string(CollectiveKind k) noexcept;
 
+/// How a collective moves its data (NCCL's algorithms plus two classics). `automatic` lets the tuner choose by
+/// size and topology, as NCCL does; anything else is an override.
+enum class CollectiveAlgorithm {
+  automatic,
+  ring,              ///< NCCL ring (rail-aligned channels across nodes)
+  tree,              ///< NCCL double binary tree across nodes, chain inside a node (all-reduce)
+  halving_doubling,  ///< recursive halving (reduce-scatter) then doubling (all-gather), Rabenseifner
+  hierarchical,      ///< reduce-scatter over NVLink, all-reduce per rail across nodes, all-gather over NVLink
+  nvls,              ///< NVLink SHARP: reduction and multicast in the NVSwitch (Hopper on)
+  in_network,        ///< InfiniBand SHARP (NCCL CollNet): reduction in the fabric switches
+};
+inline constexpr CollectiveAlgorithm kAllAlgorithms[] = {
+    CollectiveAlgorithm::ring, CollectiveAlgorithm::tree, CollectiveAlgorithm::halving_doubling,
+    CollectiveAlgorithm::hierarchical, CollectiveAlgorithm::nvls, CollectiveAlgorithm::in_network};
+
+[[nodiscard]] std::string_view to_string(CollectiveAlgorithm a) noexcept;
+/// Parses "auto", "ring", "tree", "halving_doubling", "hierarchical", "nvls", "in_network"; nullopt otherwise.
+[[nodiscard]] std::optional<CollectiveAlgorithm> parse_algorithm(std::string_view s) noexcept;
+/// Parses "all_reduce" / "all-reduce", ..., "send_recv"; nullopt otherwise.
+[[nodiscard]] std::optional<CollectiveKind> parse_collective_kind(std::string_view s) noexcept;
+
 /// One collective, issued by every group in `groups` at the same moment (the replay exploits symmetry: the
 /// data-parallel groups of all TP ranks, say, start the same all-reduce together and share the fabric).
 struct CollectiveRequest {
@@ -26,6 +48,8 @@ struct CollectiveRequest {
   /// Global GPU ranks of each group; for send/recv each group is {sender, receiver}.
   std::vector<std::vector<int>> groups;
   std::string label;  ///< for traces and link statistics, e.g. "dp grad bucket 3"
+  /// Algorithm override for this request; `automatic` defers to the model's options and tuner.
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
 };
 
 class CollectiveModel {

@@ -156,8 +156,10 @@ int Topology::rail_of_nic(int nic) const {
 std::string Topology::vertex_name(VertexId v) const {
   const VertexInfo& info = vertex(v);
   std::string out;
-  if (info.node >= 0) out = "n" + std::to_string(info.node) + ".";
-  out += std::string(to_string(info.kind));
+  if (info.node >= 0) {
+    out.append("n").append(std::to_string(info.node)).append(".");
+  }
+  out.append(to_string(info.kind));
   if (info.kind != VertexKind::nvswitch) out += std::to_string(info.index);
   return out;
 }
@@ -390,6 +392,32 @@ RouteView Topology::route(int src, int dst) const {
   latency += vertex(nic_s).latency;
   append_fabric_path(nic_s, nic_d, mix(key), path, latency);
   append_pcie_path(nic_d, gd, path, latency);
+  return store(key, path, latency);
+}
+
+RouteView Topology::route_to_fabric(int gpu, bool upward) const {
+  const std::uint64_t key = (1ULL << 62) | (static_cast<std::uint64_t>(gpu) << 1) | (upward ? 1U : 0U);
+  if (auto it = cache_->routes.find(key); it != cache_->routes.end()) {
+    const RouteEntry& e = it->second;
+    return RouteView{std::span<const ChannelId>(cache_->pool.data() + e.offset, e.length), e.latency};
+  }
+  const int node = node_of(gpu);
+  const int nic_local = nic_of_local_gpu(local_of(gpu));
+  if (nic_local < 0) throw std::runtime_error("GPU " + std::to_string(gpu) + " has no NIC");
+  const VertexId nic = nic_vertex(node, nic_local);
+  const VertexId sw = attachment_switch(nic);
+  if (sw < 0) throw std::runtime_error(vertex_name(nic) + " is not attached to a fabric switch");
+  std::vector<ChannelId>& path = cache_->scratch;
+  path.clear();
+  Time latency = Time::zero();
+  if (upward) {
+    append_pcie_path(gpu_vertex(gpu), nic, path, latency);
+    latency += vertex(nic).latency;
+    append_hop(nic, sw, path, latency);
+  } else {
+    append_hop(sw, nic, path, latency);
+    append_pcie_path(nic, gpu_vertex(gpu), path, latency);
+  }
   return store(key, path, latency);
 }
 

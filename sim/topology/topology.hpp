@@ -131,6 +131,8 @@ class Topology {
   // ---- Routes (cached; the returned span stays valid until the next route call) ----
   /// GPU to GPU, as NCCL moves data (see the file comment). Throws std::runtime_error if unreachable.
   [[nodiscard]] RouteView route(int src_gpu, int dst_gpu) const;
+  /// GPU `gpu` to the fabric switch its NIC plugs into (`upward`), or back down. Throws without a fabric.
+  [[nodiscard]] RouteView route_to_fabric(int gpu, bool upward) const;
   /// Shortest path between any two vertices over all links (for devices: NVMe to host memory, ...).
   [[nodiscard]] RouteView route_vertices(VertexId from, VertexId to) const;
   /// The channel from `from` to its neighbour `to` (they must share an edge).

@@ -1,0 +1,374 @@
+#include "sim/collectives/flow_collectives.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace cs {
+
+/// Turns one group's collective into phases of flows, appended to a Run.
+class FlowCollectives::Planner {
+ public:
+  Planner(const Topology& t, Run& run, double efficiency) : t_(t), run_(run), eff_(efficiency) {}
+
+  /// A flow between two GPUs carrying `bytes` over `steps` sequential algorithm steps.
+  void gpu_flow(std::size_t phase, int src, int dst, double bytes, int steps) {
+    if (src == dst || bytes <= 0) return;
+    add(phase, t_.route(src, dst), bytes, steps);
+  }
+  void add(std::size_t phase, RouteView r, double bytes, int steps) {
+    if (run_.phases.size() <= phase) run_.phases.resize(phase + 1);
+    const auto off = static_cast<std::uint32_t>(run_.channels.size());
+    run_.channels.insert(run_.channels.end(), r.channels.begin(), r.channels.end());
+    run_.phases[phase].push_back({off, static_cast<std::uint32_t>(r.channels.size()), bytes / eff_,
+                                  r.latency * std::max(1, steps)});
+  }
+  void single(std::size_t phase, ChannelId c, Time latency, double bytes) {
+    const ChannelId one[] = {c};
+    add(phase, RouteView{one, latency}, bytes, 1);
+  }
+
+  /// The group by node, nodes in rank order, ranks sorted inside each node.
+  static std::vector<std::vector<int>> by_node(const Topology& t, std::vector<int> group) {
+    std::sort(group.begin(), group.end());
+    std::vector<std::vector<int>> out;
+    std::map<int, std::size_t> index;
+    for (int r : group) {
+      const auto [it, fresh] = index.emplace(t.node_of(r), out.size());
+      if (fresh) out.emplace_back();
+      out[it->second].push_back(r);
+    }
+    return out;
+  }
+
+  /// NCCL's rail-aligned rings: channel c visits node k's ranks rotated by c, every other node in reverse
+  /// ("snake"), so each node boundary is crossed between two GPUs of the same local index: one rail.
+  [[nodiscard]] std::vector<std::vector<int>> rings(const std::vector<std::vector<int>>& nodes, int channels) const {
+    std::vector<std::vector<int>> out;
+    for (int c = 0; c < channels; ++c) {
+      std::vector<int> seq;
+      for (std::size_t k = 0; k < nodes.size(); ++k) {
+        std::vector<int> l = nodes[k];
+        std::rotate(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c) % l.size()), l.end());
+        if (k % 2 == 1) std::reverse(l.begin(), l.end());
+        seq.insert(seq.end(), l.begin(), l.end());
+      }
+      out.push_back(std::move(seq));
+    }
+    return out;
+  }
+
+  [[nodiscard]] int channels_for(const GroupShape& g) const {
+    if (g.nodes <= 1 || !g.uniform) return 1;
+    return std::max(1, std::min(g.per_node, std::max(1, t_.node().nic_spec.count)));
+  }
+
+  void ring(CollectiveKind k, const std::vector<int>& group, double S, const GroupShape& g, std::size_t phase = 0) {
+    const auto nodes = by_node(t_, group);
+    const int n = g.ranks;
+    const int C = channels_for(g);
+    const double dn = n;
+    double per_edge = 0;
+    int steps = 1;
+    bool chain = false;
+    switch (k) {
+      case CollectiveKind::all_reduce: per_edge = 2 * (dn - 1) / dn * S; steps = 2 * (n - 1); break;
+      case CollectiveKind::all_gather:
+      case CollectiveKind::reduce_scatter: per_edge = (dn - 1) / dn * S; steps = n - 1; break;
+      case CollectiveKind::broadcast:
+      case CollectiveKind::reduce: per_edge = S; steps = n - 1; chain = true; break;
+      case CollectiveKind::all_to_all:
+        for (int a : group) {
+          for (int b : group) gpu_flow(phase, a, b, S / dn, 1);
+        }
+        return;
+      case CollectiveKind::send_recv:
+        if (group.size() >= 2) gpu_flow(phase, group[0], group[1], S, 1);
+        return;
+    }
+    for (const auto& seq : rings(nodes, C)) {
+      for (std::size_t i = 0; i + 1 < seq.size(); ++i) gpu_flow(phase, seq[i], seq[i + 1], per_edge / C, steps);
+      if (!chain && seq.size() > 1) gpu_flow(phase, seq.back(), seq.front(), per_edge / C, steps);
+    }
+  }
+
+  /// NCCL's double binary tree among nodes (two in-order trees, the second mirrored so that each node is a
+  /// leaf in one of them), a chain inside each node; every tree half carries S/2, both directions at once.
+  void tree(const std::vector<int>& group, double S, const GroupShape& g) {
+    const auto nodes = by_node(t_, group);
+    const int C = channels_for(g);
+    const int N = static_cast<int>(nodes.size());
+    for (int c = 0; c < C; ++c) {
+      std::vector<int> head(static_cast<std::size_t>(N));
+      for (int k = 0; k < N; ++k) {
+        std::vector<int> l = nodes[static_cast<std::size_t>(k)];
+        std::rotate(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c) % l.size()), l.end());
+        head[static_cast<std::size_t>(k)] = l.front();
+        for (std::size_t i = 0; i + 1 < l.size(); ++i) {
+          gpu_flow(0, l[i], l[i + 1], S / C, 1);
+          gpu_flow(0, l[i + 1], l[i], S / C, 1);
+        }
+      }
+      for (int tr = 0; tr < 2; ++tr) {
+        std::vector<std::pair<int, int>> edges;  // (parent, child) node indices
+        in_order(0, N, -1, edges);
+        for (auto [p, q] : edges) {
+          if (tr == 1) {
+            p = N - 1 - p;
+            q = N - 1 - q;
+          }
+          gpu_flow(0, head[static_cast<std::size_t>(q)], head[static_cast<std::size_t>(p)], S / (2.0 * C), 1);
+          gpu_flow(0, head[static_cast<std::size_t>(p)], head[static_cast<std::size_t>(q)], S / (2.0 * C), 1);
+        }
+      }
+    }
+  }
+
+  static void in_order(int lo, int hi, int parent, std::vector<std::pair<int, int>>& edges) {
+    if (lo >= hi) return;
+    const int mid = lo + (hi - lo) / 2;
+    if (parent >= 0) edges.emplace_back(parent, mid);
+    in_order(lo, mid, mid, edges);
+    in_order(mid + 1, hi, mid, edges);
+  }
+
+  /// Rabenseifner: recursive halving (reduce-scatter, far partners first), recursive doubling (all-gather);
+  /// ranks beyond the largest power of two p fold into their partner before and get the result after.
+  void halving_doubling(CollectiveKind k, std::vector<int> group, double S) {
+    std::sort(group.begin(), group.end());
+    const int n = static_cast<int>(group.size());
+    int p = 1;
+    while (p * 2 <= n) p *= 2;
+    const int rounds = static_cast<int>(std::log2(p));
+    std::size_t phase = 0;
+    auto r = [&](int i) { return group[static_cast<std::size_t>(i)]; };
+    const bool rs = k != CollectiveKind::all_gather, ag = k != CollectiveKind::reduce_scatter;
+    if (rs && n > p) {
+      for (int i = p; i < n; ++i) gpu_flow(phase, r(i), r(i - p), S, 1);
+      ++phase;
+    }
+    if (rs) {
+      for (int round = 0; round < rounds; ++round, ++phase) {
+        const int d = p >> (round + 1);
+        for (int i = 0; i < p; ++i) gpu_flow(phase, r(i), r(i ^ d), S / std::pow(2.0, round + 1), 1);
+      }
+    }
+    if (ag) {
+      for (int round = 0; round < rounds; ++round, ++phase) {
+        const int d = 1 << round;
+        for (int i = 0; i < p; ++i) gpu_flow(phase, r(i), r(i ^ d), S * d / p, 1);
+      }
+      if (n > p) {
+        for (int i = p; i < n; ++i) gpu_flow(phase, r(i - p), r(i), S, 1);
+      }
+    }
+  }
+
+  /// Reduce-scatter inside each node (ring over NVLink), all-reduce across nodes per local index (one rail
+  /// each), all-gather inside each node. Pipelined: the three stages as concurrent flows; else in sequence.
+  void hierarchical(CollectiveKind k, const std::vector<int>& group, double S, const GroupShape& g, bool pipelined) {
+    const auto nodes = by_node(t_, group);
+    const int m = g.per_node, N = g.nodes;
+    const double dm = m, dN = N, dn = g.ranks;
+    auto intra = [&](std::size_t phase, double per_edge, int steps) {
+      for (const auto& l : nodes) {
+        for (std::size_t i = 0; i < l.size(); ++i) gpu_flow(phase, l[i], l[(i + 1) % l.size()], per_edge, steps);
+      }
+    };
+    auto inter = [&](std::size_t phase, double per_edge, int steps) {
+      for (int j = 0; j < m; ++j) {
+        for (int a = 0; a < N; ++a) {
+          gpu_flow(phase, nodes[static_cast<std::size_t>(a)][static_cast<std::size_t>(j)],
+                   nodes[static_cast<std::size_t>((a + 1) % N)][static_cast<std::size_t>(j)], per_edge, steps);
+        }
+      }
+    };
+    const std::size_t p1 = pipelined ? 0 : 1, p2 = pipelined ? 0 : 2;
+    switch (k) {
+      case CollectiveKind::all_reduce:
+        intra(0, (dm - 1) / dm * S, m - 1);
+        inter(p1, 2 * (dN - 1) / dN * S / dm, 2 * (N - 1));
+        intra(p2, (dm - 1) / dm * S, m - 1);
+        break;
+      case CollectiveKind::all_gather:
+        inter(0, (dN - 1) / dn * S, N - 1);
+        intra(p1, (dm - 1) / dm * S, m - 1);
+        break;
+      default:  // reduce-scatter
+        intra(0, (dm - 1) / dm * S, m - 1);
+        inter(p1, (dN - 1) / dn * S, N - 1);
+        break;
+    }
+  }
+
+  /// NVLink SHARP: every GPU pushes its buffer into the NVSwitch (multimem reduce-scatter, S) and its reduced
+  /// shard back (multicast all-gather, S/m), and receives S/m + S. Across nodes, a per-rail ring all-reduce of
+  /// each GPU's shard S/m runs concurrently (NCCL's NVLS + network).
+  void nvls(const std::vector<int>& group, double S, const GroupShape& g) {
+    const double dm = g.per_node;
+    for (int r : group) {
+      const VertexId gpu = t_.gpu_vertex(r), sw = t_.nvswitch_vertex(t_.node_of(r));
+      const ChannelId up = t_.channel_between(gpu, sw), down = t_.channel_between(sw, gpu);
+      const Time lat = t_.channel_edge(up).latency + t_.vertex(sw).latency;
+      single(0, up, lat, S * (1 + 1 / dm));
+      single(0, down, lat, S * (1 + 1 / dm));
+    }
+    if (g.nodes > 1) {
+      const auto nodes = by_node(t_, group);
+      const int N = g.nodes;
+      for (int j = 0; j < g.per_node; ++j) {
+        for (int a = 0; a < N; ++a) {
+          gpu_flow(0, nodes[static_cast<std::size_t>(a)][static_cast<std::size_t>(j)],
+                   nodes[static_cast<std::size_t>((a + 1) % N)][static_cast<std::size_t>(j)],
+                   2.0 * (N - 1) / N * S / dm, 2 * (N - 1));
+        }
+      }
+    }
+  }
+
+  /// InfiniBand SHARP (NCCL CollNet): inside each node a reduce-scatter and all-gather over NVLink (ring);
+  /// each GPU's shard S/m goes up to its leaf switch and the reduced shard comes back; leaves forward one
+  /// aggregate per shard they hold to a root switch (a spine, or a core with three tiers) and back.
+  void in_network(const std::vector<int>& group, double S, const GroupShape& g) {
+    const auto nodes = by_node(t_, group);
+    const double dm = g.per_node;
+    if (g.per_node > 1) {
+      for (const auto& l : nodes) {
+        for (std::size_t i = 0; i < l.size(); ++i) {
+          gpu_flow(0, l[i], l[(i + 1) % l.size()], 2 * (dm - 1) / dm * S, 2 * (g.per_node - 1));
+        }
+      }
+    }
+    std::map<VertexId, std::map<int, int>> shards_at_leaf;  // leaf -> shard index -> ranks
+    for (const auto& l : nodes) {
+      for (std::size_t j = 0; j < l.size(); ++j) {
+        add(0, t_.route_to_fabric(l[j], true), S / dm, 1);
+        add(0, t_.route_to_fabric(l[j], false), S / dm, 1);
+        const VertexId nic = t_.nic_vertex(t_.node_of(l[j]), t_.nic_of_local_gpu(t_.local_of(l[j])));
+        ++shards_at_leaf[t_.attachment_switch(nic)][static_cast<int>(j)];
+      }
+    }
+    if (shards_at_leaf.size() <= 1) return;
+    VertexId root = -1;
+    for (VertexKind want : {VertexKind::core, VertexKind::spine}) {
+      for (VertexId v = 0; v < t_.vertex_count() && root < 0; ++v) {
+        if (t_.vertex(v).kind == want) root = v;
+      }
+      if (root >= 0) break;
+    }
+    if (root < 0) return;
+    for (const auto& [leaf, shards] : shards_at_leaf) {
+      const double bytes = static_cast<double>(shards.size()) * S / dm;
+      add(0, t_.route_vertices(leaf, root), bytes, 1);
+      add(0, t_.route_vertices(root, leaf), bytes, 1);
+    }
+  }
+
+ private:
+  const Topology& t_;
+  Run& run_;
+  double eff_;
+};
+
+FlowCollectives::FlowCollectives(EventEngine& engine, const Topology& topology, CollectiveCalibration calibration,
+                                 FlowCollectiveOptions options)
+    : engine_(engine), topo_(topology), calib_(std::move(calibration)), cost_(topo_, calib_),
+      options_(std::move(options)), net_(engine, topology) {}
+
+CollectiveAlgorithm FlowCollectives::pick(const CollectiveRequest& req, const GroupShape& g) const {
+  CollectiveAlgorithm a = req.algorithm;
+  if (a == CollectiveAlgorithm::automatic) {
+    if (auto it = options_.algorithm.find(req.kind); it != options_.algorithm.end()) a = it->second;
+  }
+  if (a != CollectiveAlgorithm::automatic && cost_.supports(a, req.kind, g)) return a;
+  return cost_.choose(req.kind, req.bytes, g);
+}
+
+CollectiveAlgorithm FlowCollectives::algorithm_for(const CollectiveRequest& req) const {
+  if (req.groups.empty()) return CollectiveAlgorithm::ring;
+  return pick(req, shape_of(topo_, req.groups.front()));
+}
+
+void FlowCollectives::start(const CollectiveRequest& req, std::function<void()> done) {
+  std::uint32_t id;
+  if (!free_runs_.empty()) {
+    id = free_runs_.back();
+    free_runs_.pop_back();
+  } else {
+    id = static_cast<std::uint32_t>(runs_.size());
+    runs_.push_back(std::make_unique<Run>());
+  }
+  Run& run = *runs_[id];
+  run.channels.clear();
+  run.phases.clear();
+  run.tail = Time::zero();
+  run.phase = 0;
+  run.outstanding = 0;
+  run.done = std::move(done);
+  const double S = req.bytes.value();
+  bool counted = false;
+  for (const auto& group : req.groups) {
+    if (group.size() < 2) continue;
+    const GroupShape g = shape_of(topo_, group);
+    const CollectiveAlgorithm a = pick(req, g);
+    if (!counted) {
+      ++used_[std::string(to_string(a))];
+      counted = true;
+    }
+    Planner plan(topo_, run, cost_.efficiency(a, req.bytes, g));
+    const bool pipelined = req.bytes > options_.pipeline_threshold;
+    switch (req.kind == CollectiveKind::all_to_all || req.kind == CollectiveKind::send_recv
+                ? CollectiveAlgorithm::ring : a) {
+      case CollectiveAlgorithm::automatic:
+      case CollectiveAlgorithm::ring: plan.ring(req.kind, group, S, g); break;
+      case CollectiveAlgorithm::tree: plan.tree(group, S, g); break;
+      case CollectiveAlgorithm::halving_doubling: plan.halving_doubling(req.kind, group, S); break;
+      case CollectiveAlgorithm::hierarchical: plan.hierarchical(req.kind, group, S, g, pipelined); break;
+      case CollectiveAlgorithm::nvls: plan.nvls(group, S, g); break;
+      case CollectiveAlgorithm::in_network: plan.in_network(group, S, g); break;
+    }
+    Time tail = cost_.protocol_latency(a, req.kind, req.bytes, g);
+    if (a == CollectiveAlgorithm::tree && g.ranks > 1) {
+      // The tree's depth: its flows carry one hop's latency; a chunk crosses m-1 chain hops and log2(N) levels
+      // up and again down.
+      const int depth = g.nodes > 1 ? static_cast<int>(std::ceil(std::log2(g.nodes))) : 0;
+      const Time intra = topo_.route(group[0], group[1]).latency;
+      const Time inter = g.nodes > 1 ? topo_.route(0, topo_.node().gpus).latency : Time::zero();
+      tail += (intra * (g.per_node - 1) + inter * depth) * 2;
+    }
+    run.tail = std::max(run.tail, tail);
+  }
+  start_phase(id);
+}
+
+void FlowCollectives::start_phase(std::uint32_t id) {
+  Run& run = *runs_[id];
+  while (run.phase < run.phases.size() && run.phases[run.phase].empty()) ++run.phase;
+  if (run.phase >= run.phases.size()) {
+    std::function<void()> done = std::move(run.done);
+    run.done = nullptr;
+    free_runs_.push_back(id);
+    engine_.schedule_in(run.tail, std::move(done));
+    return;
+  }
+  const auto& flows = run.phases[run.phase];
+  run.outstanding = flows.size();
+  for (const PlannedFlow& f : flows) {
+    net_.start(std::span<const ChannelId>(run.channels.data() + f.offset, f.length), Bytes{f.bytes}, f.latency,
+               [this, id] { flow_done(id); });
+  }
+}
+
+void FlowCollectives::flow_done(std::uint32_t id) {
+  Run& run = *runs_[id];
+  if (--run.outstanding > 0) return;
+  ++run.phase;
+  start_phase(id);
+}
+
+std::string FlowCollectives::describe() const {
+  return "flow-level max-min network; algorithms by NCCL-like tuner unless overridden; calibration: " +
+         calib_.source();
+}
+
+}  // namespace cs

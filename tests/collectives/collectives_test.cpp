@@ -1,0 +1,163 @@
+#include <gtest/gtest.h>
+
+#include "sim/collectives/analytic_collectives.hpp"
+#include "sim/collectives/flow_collectives.hpp"
+#include "sim/collectives/network_options.hpp"
+
+namespace cs {
+namespace {
+
+std::vector<int> iota(int n, int first = 0, int stride = 1) {
+  std::vector<int> v;
+  for (int i = 0; i < n; ++i) v.push_back(first + i * stride);
+  return v;
+}
+
+/// Runs one request on a fresh engine and returns its simulated time.
+Time run(CollectiveModel& model, EventEngine& engine, CollectiveRequest req) {
+  const Time start = engine.now();
+  Time end = start;
+  model.start(req, [&] { end = engine.now(); });
+  engine.run();
+  return end - start;
+}
+
+Time flow_time(const Topology& t, CollectiveRequest req, CollectiveCalibration calib = CollectiveCalibration::ideal()) {
+  EventEngine engine;
+  FlowCollectives model(engine, t, std::move(calib));
+  return run(model, engine, std::move(req));
+}
+
+TEST(RingAllReduce, MatchesTheAlphaBetaFormulaInsideANode) {
+  // 8 H100 on NVSwitch. Per-link bandwidth B = 18 x 25 GB/s x 0.824 = 370.8 GB/s each way; the latency a of one
+  // ring step is the GPU -> NVSwitch -> GPU path. Ring all-reduce of S bytes on n = 8 GPUs:
+  //   T = 2(n-1)/n * S/B + 2(n-1) a.
+  const Topology t = load_topology("dgx-h100", 8);
+  const double S = 1024.0 * 1024 * 1024, B = 18 * 25e9 * 0.824;
+  const Time a = t.route(0, 1).latency;
+  const Time expected = Time::from_seconds(2.0 * 7 / 8 * S / B) + a * 14;
+  const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(8)}, "ar", CollectiveAlgorithm::ring});
+  EXPECT_NEAR(static_cast<double>(got.count_ns()), static_cast<double>(expected.count_ns()), 2.0);
+}
+
+TEST(RingAllReduce, MatchesTheFormulaAcrossNodesOnOneRail) {
+  // One GPU on each of 4 DGX H100 (ranks 0, 8, 16, 24: all local GPU 0, rail 0) on one NDR switch: every ring
+  // edge is GPU -> PCIe switch -> NIC -> switch -> NIC -> PCIe switch -> GPU, and the NIC port is the slowest
+  // link: B = 400 Gb/s x 64/66 = 48.48 GB/s. n = 4: T = 2(3)/4 * S/B + 6 a.
+  const Topology t = load_topology("dgx-h100-ib-switch", 32);
+  const double S = 256.0 * 1024 * 1024, B = 400e9 / 8 * 0.9697;
+  const Time a = t.route(0, 8).latency;
+  const Time expected = Time::from_seconds(2.0 * 3 / 4 * S / B) + a * 6;
+  const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(4, 0, 8)}, "dp", CollectiveAlgorithm::ring});
+  EXPECT_NEAR(static_cast<double>(got.count_ns()), static_cast<double>(expected.count_ns()), 2.0);
+}
+
+TEST(RingAllReduce, ConcurrentGroupsShareTheFabric) {
+  // 8 data-parallel groups (local GPU j of each of 4 nodes) at once. On DGX H100 each group has its own rail,
+  // so 8 groups take as long as one. On the PCIe box with one NIC per node all 8 share it: 8x the time.
+  CollectiveRequest one{CollectiveKind::all_reduce, Bytes{64e6}, {iota(4, 0, 8)}, "dp", CollectiveAlgorithm::ring};
+  CollectiveRequest eight = one;
+  eight.groups.clear();
+  for (int j = 0; j < 8; ++j) eight.groups.push_back(iota(4, j, 8));
+  const Topology dgx = load_topology("dgx-h100-ib-switch", 32);
+  EXPECT_EQ(flow_time(dgx, eight), flow_time(dgx, one));
+  const Topology box = load_topology("pcie-4090", 32);
+  const double ratio = flow_time(box, eight) / flow_time(box, one);
+  EXPECT_NEAR(ratio, 8.0, 0.05);
+}
+
+TEST(HalvingDoubling, SameBandwidthTermAsTheRingWithLogRounds) {
+  // Rabenseifner on 8 GPUs: reduce-scatter rounds of S/2, S/4, S/8, all-gather rounds of S/8, S/4, S/2, each at
+  // the full link bandwidth: 2 * 7/8 * S/B, plus 2 log2(8) = 6 step latencies.
+  const Topology t = load_topology("dgx-h100", 8);
+  const double S = 1e9, B = 18 * 25e9 * 0.824;
+  const Time a = t.route(0, 1).latency;
+  const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(8)}, "", CollectiveAlgorithm::halving_doubling});
+  const double expected = 2.0 * 7 / 8 * S / B + 6 * a.seconds();
+  EXPECT_NEAR(got.seconds(), expected, 10e-9);
+}
+
+double busbw(const Topology& t, CollectiveAlgorithm a, double S) {
+  const Time time = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(8)}, "", a},
+                              CollectiveCalibration::datasheet_defaults());
+  return S / time.seconds() * bus_bandwidth_factor(CollectiveKind::all_reduce, 8);
+}
+
+TEST(BusBandwidth, EightH100NearPublishedRingAndNvls) {
+  // Published (validation/README.md): ~370 GB/s ring, ~480 GB/s NVLS for 8 GPUs at large sizes. The model's
+  // ring is the NVLink data rate, 18 x 20.6 GB/s = 370.8 GB/s; NVLS moves (1 + 1/8) S each way at 0.85 of it:
+  // algbw = 370.8 x 0.85 / 1.125 = 280 GB/s, busbw x 1.75 = 490 GB/s.
+  const Topology t = load_topology("dgx-h100", 8);
+  const double S = 8.0 * 1024 * 1024 * 1024;
+  EXPECT_NEAR(busbw(t, CollectiveAlgorithm::ring, S) / 1e9, 370.0, 370 * 0.05);
+  EXPECT_NEAR(busbw(t, CollectiveAlgorithm::nvls, S) / 1e9, 480.0, 480 * 0.05);
+}
+
+TEST(Tuner, PicksNvlsOnHopperAndRingOnAmpereForLargeMessages) {
+  const Topology h100 = load_topology("dgx-h100", 8), a100 = load_topology("dgx-a100", 8);
+  EventEngine e1, e2;
+  FlowCollectives m1(e1, h100, CollectiveCalibration::datasheet_defaults());
+  FlowCollectives m2(e2, a100, CollectiveCalibration::datasheet_defaults());
+  const CollectiveRequest big{CollectiveKind::all_reduce, Bytes{1e9}, {iota(8)}, ""};
+  EXPECT_EQ(m1.algorithm_for(big), CollectiveAlgorithm::nvls);
+  EXPECT_EQ(m2.algorithm_for(big), CollectiveAlgorithm::ring);
+  CollectiveRequest forced = big;
+  forced.algorithm = CollectiveAlgorithm::tree;
+  EXPECT_EQ(m1.algorithm_for(forced), CollectiveAlgorithm::tree);
+}
+
+TEST(AnalyticModel, AgreesWithTheFlowModelWithoutContention) {
+  const Topology t = load_topology("dgx-h100", 64);
+  for (CollectiveAlgorithm a : {CollectiveAlgorithm::ring, CollectiveAlgorithm::hierarchical}) {
+    const CollectiveRequest req{CollectiveKind::all_reduce, Bytes{1e9}, {iota(64)}, "", a};
+    EventEngine engine;
+    AnalyticCollectives analytic(engine, t);
+    const Time flow = flow_time(t, req, CollectiveCalibration::datasheet_defaults());
+    EXPECT_NEAR(analytic.duration(req) / flow, 1.0, 0.1) << to_string(a);
+  }
+}
+
+TEST(Collectives, EveryKindAndAlgorithmCompletes) {
+  const Topology t = load_topology("dgx-h100", 32);
+  for (CollectiveKind k : {CollectiveKind::all_reduce, CollectiveKind::all_gather, CollectiveKind::reduce_scatter,
+                           CollectiveKind::broadcast, CollectiveKind::reduce, CollectiveKind::all_to_all}) {
+    for (CollectiveAlgorithm a : kAllAlgorithms) {
+      const Time got = flow_time(t, {k, Bytes{1e8}, {iota(32)}, "", a}, CollectiveCalibration::datasheet_defaults());
+      EXPECT_GT(got, Time::zero()) << to_string(k) << " " << to_string(a);
+      EXPECT_LT(got, Time::ms(100)) << to_string(k) << " " << to_string(a);
+    }
+  }
+  const Time p2p = flow_time(t, {CollectiveKind::send_recv, Bytes{1e8}, {{0, 9}}, ""});
+  // 100 MB over one NIC port (48.48 GB/s): ~2.06 ms.
+  EXPECT_NEAR(p2p.seconds(), 1e8 / (50e9 * 0.9697), 20e-6);
+}
+
+TEST(NetworkOptions, ParsesAndRejectsUnknownKeys) {
+  const InputNode ok = InputNode::parse(
+      "network:\n  backend: analytic\n  algorithms: {all_reduce: tree}\n  pipeline_threshold: 1MiB\n", "s.yaml");
+  const NetworkOptions o = parse_network_options(ok.at("network"));
+  EXPECT_EQ(o.backend, NetworkBackend::analytic);
+  EXPECT_EQ(o.algorithm.at(CollectiveKind::all_reduce), CollectiveAlgorithm::tree);
+  const InputNode bad = InputNode::parse("network:\n  backend: flow\n  bandwith: 3\n", "s.yaml");
+  EXPECT_THROW((void)parse_network_options(bad.at("network")), InputError);
+  const InputNode bad_algo = InputNode::parse("network:\n  algorithms: {all_reduce: magic}\n", "s.yaml");
+  EXPECT_THROW((void)parse_network_options(bad_algo.at("network")), InputError);
+}
+
+TEST(NetworkOptions, FactoryAndJsonSayWhichBackendAndCalibration) {
+  const Topology t = load_topology("dgx-h100", 16);
+  EventEngine engine;
+  NetworkOptions o;
+  auto model = make_collective_model(engine, t, o);
+  (void)run(*model, engine, {CollectiveKind::all_reduce, Bytes{1e8}, {iota(16)}, ""});
+  const auto j = network_json(*model, o, engine.now());
+  EXPECT_EQ(j["backend"], "flow-level max-min");
+  EXPECT_NE(j["calibration"].get<std::string>().find("datasheet"), std::string::npos);
+  EXPECT_FALSE(j["links"]["by_tier"].empty());
+  o.backend = NetworkBackend::analytic;
+  auto analytic = make_collective_model(engine, t, o);
+  EXPECT_EQ(network_json(*analytic, o, engine.now())["backend"], "analytic (no contention)");
+}
+
+}  // namespace
+}  // namespace cs
