@@ -63,6 +63,20 @@ TEST(PowerModel, PowerCapSlowsOnlyComputeBoundTime) {
   EXPECT_NEAR(p.node_peak.value(), 1800.0, 1e-9);
 }
 
+TEST(PowerModel, InconsistentInputsAreRejected) {
+  ClusterInventory inv = test::small_inventory();
+  inv.node_count = 0;
+  EXPECT_THROW((void)compute_power(test::small_config(), inv, test::small_run(), test::small_price_book()), InputError);
+  RunProfile run = test::small_run();
+  run.fractions.idle = 0.2;  // sums to 1.1
+  EXPECT_THROW((void)compute_power(test::small_config(), test::small_inventory(), run, test::small_price_book()),
+               InputError);
+  run = test::small_run();
+  run.gpu.tdp = Watts{1200.0};  // 2 x 1200 W exceeds the node's 2000 W maximum
+  EXPECT_THROW((void)compute_power(test::small_config(), test::small_inventory(), run, test::small_price_book()),
+               InputError);
+}
+
 TEST(PowerModel, CapAtOrBelowIdleIsRejected) {
   FacilityConfig c = test::small_config();
   c.power.gpu_power_cap = Watts{100.0};

@@ -5,6 +5,7 @@
 
 #include "sim/facility/tco_model.hpp"
 #include "sim/input/input_node.hpp"
+#include "small_cluster.hpp"
 #include "superpod_fixture.hpp"
 
 namespace cs {
@@ -83,6 +84,17 @@ TEST(SuperPod, MixedStepDrawsLessThanTheMaximum) {
   // Node: 8 x 561.4 + (10,200 - 5,600) = 4,491.2 + 4,600 = 9,091.2 W.
   EXPECT_NEAR(p.node_average.value(), 9091.2, 1e-9);
   EXPECT_LT(p.it_average, p.it_peak);
+}
+
+TEST(SuperPod, ElectricityMatchesTheResearchNotesArithmetic) {
+  // tco_facts.md section 7: 1,378 kW of IT at PUE 1.25 and 0.08 USD/kWh is about 1.2 M USD a year.
+  FacilityConfig c;
+  c.cooling.pue = 1.25;
+  c.price_overrides = test::one_override("eia-us-industrial-2025", "0.08USD/kWh", 1);
+  const TcoReport t = compute_tco(c, test::superpod_h100(4), h100_run(1.0), shipped_book());
+  // 1,360.124 kW x 1.25 x 8,766 h x 0.08 USD/kWh = 1,192,284 USD/yr.
+  EXPECT_NEAR(usd_per_year(t.electricity_busy_per_year), 1360.124 * 1.25 * 8766 * 0.08, 1.0);
+  EXPECT_NEAR(usd_per_year(t.electricity_busy_per_year) / 1.2e6, 1.0, 0.02);
 }
 
 TEST(SuperPod, APowerCapBuysRackDensity) {
