@@ -101,9 +101,9 @@ PowerReport compute_power(const FacilityConfig& config, const ClusterInventory& 
   r.step_slowdown = f.compute * r.compute_slowdown + f.memory + f.communication + f.idle;
   r.step_time = Time::from_seconds(run.step_time.seconds() * r.step_slowdown);
   // Time-weighted board power over the (capped) step.
-  const double t_compute = f.compute * r.compute_slowdown / r.step_slowdown;
-  r.gpu_average = r.curve.compute * t_compute + r.curve.memory * (f.memory / r.step_slowdown) +
-                  r.curve.communication * (f.communication / r.step_slowdown) + r.curve.idle * (f.idle / r.step_slowdown);
+  r.gpu_average = (r.curve.compute * (f.compute * r.compute_slowdown) + r.curve.memory * f.memory +
+                   r.curve.communication * f.communication + r.curve.idle * f.idle) /
+                  r.step_slowdown;
 
   const int gpn = inv.node.gpus_per_node;
   // The node's maximum less its GPUs' datasheet TDP (not a measured compute power) is the rest of the server.

@@ -36,7 +36,7 @@ bool valid_quality(const std::string& s) {
 }  // namespace
 
 std::string cite(const PriceItem& item) {
-  return item.id + " (" + item.source + ", " + item.date + ", " + item.quality + ")";
+  return item.id + " (" + item.source + (item.date.empty() ? "" : ", " + item.date) + ", " + item.quality + ")";
 }
 
 PriceBook PriceBook::load(const std::string& path) { return parse(InputNode::load_file(path)); }
@@ -100,6 +100,7 @@ void PriceBook::apply_overrides(const std::vector<PriceOverride>& overrides) {
       throw InputError(o.where, o.key_path, e.what());
     }
     item.source = "scenario override at " + o.where.file + ":" + std::to_string(o.where.line);
+    item.date.clear();
     item.quality = "E";
     item.where = o.where;
     item.overridden = true;

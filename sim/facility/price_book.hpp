@@ -23,7 +23,7 @@ struct PriceItem {
   std::string model;    ///< hardware model as topology files name it ("DGX H100", "QM9700"); may be empty
   QuotedPrice price;    ///< amount and what it is per
   std::string source;   ///< where the figure comes from (document, table, URL)
-  std::string date;     ///< when the price was observed: YYYY, YYYY-MM or YYYY-MM-DD
+  std::string date;     ///< when the price was observed: YYYY, YYYY-MM or YYYY-MM-DD; empty for an override
   std::string quality;  ///< tco_facts.md tags: P primary, S secondary, E estimate, D derived (e.g. "S/E")
   std::optional<Watts> power_typical;  ///< typical draw of one item, when it is a powered part
   std::optional<Watts> power_max;      ///< maximum draw of one item
@@ -68,7 +68,8 @@ class PriceBook {
   /// Parses a price book document (the root mapping).
   [[nodiscard]] static PriceBook parse(const InputNode& root);
 
-  /// Replaces prices; each override must keep its entry's unit and becomes the entry's source (quality E).
+  /// Replaces prices; each override must keep its entry's unit and becomes the entry's source (quality E, no
+  /// date).
   /// Throws InputError at the override for an unknown id or a wrong unit.
   void apply_overrides(const std::vector<PriceOverride>& overrides);
 

@@ -105,7 +105,7 @@ TEST(PriceBook, OverridesKeepTheUnitAndRecordTheirSource) {
   book.apply_overrides(test::one_override("switch", "12000USD", 7));
   EXPECT_DOUBLE_EQ(book.each("switch").value(), 12000.0);
   EXPECT_TRUE(book.at("switch").overridden);
-  EXPECT_EQ(cite(book.at("switch")), "switch (scenario override at s.yaml:7, 2026, E)");
+  EXPECT_EQ(cite(book.at("switch")), "switch (scenario override at s.yaml:7, E)");
   EXPECT_THROW(book.apply_overrides(test::one_override("switch", "3USD/h", 8)), InputError);
   EXPECT_THROW(book.apply_overrides(test::one_override("ghost", "3USD", 9)), InputError);
 }
