@@ -1,0 +1,69 @@
+// Benchmark of the flow-level network model (not a test; results go in docs/network.md):
+//   bench_network [gpus=1024] [bytes=1GiB] [algo=ring]
+// Builds the DGX SuperPOD fabric for `gpus` GPUs, runs one all-reduce over all of them, and the data-parallel
+// all-reduce of a TP8 x PP8 x DP(gpus/64) layout (all DP groups at once), reporting wall time, engine events,
+// events per second, flows and peak resident memory.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "sim/collectives/flow_collectives.hpp"
+
+namespace {
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // Linux: kilobytes
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void run_case(const char* name, const cs::Topology& topo, cs::CollectiveRequest req) {
+  cs::EventEngine engine;
+  cs::FlowCollectives model(engine, topo, cs::CollectiveCalibration::datasheet_defaults());
+  const auto t0 = std::chrono::steady_clock::now();
+  cs::Time end;
+  model.start(req, [&] { end = engine.now(); });
+  engine.run();
+  const double wall = seconds_since(t0);
+  const auto n = static_cast<int>(req.groups.front().size());
+  const double busbw = req.bytes.value() / end.seconds() * cs::bus_bandwidth_factor(req.kind, n);
+  std::printf("%-34s %8s %6d %8llu %10llu %9.3f %12.0f %9.1f %10s %8.1f\n", name,
+              std::string(cs::to_string(model.algorithm_for(req))).c_str(), static_cast<int>(req.groups.size()),
+              static_cast<unsigned long long>(model.network().flows_started()),
+              static_cast<unsigned long long>(engine.executed()), wall,
+              static_cast<double>(engine.executed()) / wall, busbw / 1e9, cs::to_string(end).c_str(), peak_rss_mib());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int gpus = argc > 1 ? std::stoi(argv[1]) : 1024;
+  const cs::Bytes bytes = argc > 2 ? cs::parse_bytes(argv[2]) : cs::Bytes{1024.0 * 1024 * 1024};
+  const auto algo = argc > 3 ? cs::parse_algorithm(argv[3]) : cs::CollectiveAlgorithm::ring;
+  const auto t0 = std::chrono::steady_clock::now();
+  const cs::Topology topo = cs::load_topology("dgx-h100", gpus);
+  std::printf("# %s, %d GPUs: built in %.3f s (%d vertices, %d links), peak RSS %.1f MiB\n", topo.name().c_str(), gpus,
+              seconds_since(t0), topo.vertex_count(), topo.edge_count(), peak_rss_mib());
+  std::printf("%-34s %8s %6s %8s %10s %9s %12s %9s %10s %8s\n", "# case", "algo", "groups", "flows", "events",
+              "wall_s", "events/s", "busbw", "sim_time", "rss_MiB");
+  std::vector<int> all;
+  for (int r = 0; r < gpus; ++r) all.push_back(r);
+  run_case("all-reduce, all GPUs", topo, {cs::CollectiveKind::all_reduce, bytes, {all}, "", algo.value_or(cs::CollectiveAlgorithm::ring)});
+  run_case("all-reduce, all GPUs (again)", topo, {cs::CollectiveKind::all_reduce, bytes, {all}, "", algo.value_or(cs::CollectiveAlgorithm::ring)});
+  if (gpus % 64 == 0 && gpus >= 128) {
+    // TP8 x PP8 x DP: rank = dp * 64 + pp * 8 + tp; every (pp, tp) has one DP group, all start together.
+    cs::CollectiveRequest dp{cs::CollectiveKind::all_reduce, bytes, {}, "dp grads"};
+    for (int mp = 0; mp < 64; ++mp) {
+      dp.groups.emplace_back();
+      for (int d = 0; d < gpus / 64; ++d) dp.groups.back().push_back(d * 64 + mp);
+    }
+    run_case("DP all-reduce, TP8 PP8 (64 groups)", topo, dp);
+  }
+  return 0;
+}
