@@ -15,6 +15,8 @@ struct StepReplay::Stage {
   bool busy = false;
   std::vector<char> ready;          // per (direction, micro-batch, chunk): its input has arrived
   std::vector<int> backward_done;   // per chunk
+  std::vector<char> gathered;       // ZeRO-3: per unit of `order`, its chunk's parameters are gathered
+  std::vector<char> gather_issued;
   std::deque<CollectiveRequest> dp_queue;
   bool dp_busy = false;
   int buckets_pending = 0;          // released but not yet reduced
@@ -43,6 +45,8 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
     st.order = pipeline_order(p, s, micro_batches_);
     st.ready.assign(static_cast<std::size_t>(2 * micro_batches_ * virtual_), 0);
     st.backward_done.assign(static_cast<std::size_t>(virtual_), 0);
+    st.gathered.assign(st.order.size(), zero3() ? 0 : 1);
+    st.gather_issued.assign(st.order.size(), zero3() ? 0 : 1);
   }
   // The first virtual stage's forwards read the data loader: their inputs are ready from the start.
   for (int mb = 0; mb < micro_batches_; ++mb) stages_[0].ready[slot(true, mb, 0)] = 1;
@@ -86,12 +90,36 @@ StepResult StepReplay::run() {
   return r;
 }
 
+bool StepReplay::zero3() const noexcept { return plan_.zero_stage >= 3 && plan_.dp * plan_.cp > 1; }
+
+void StepReplay::gather_params(int s, std::size_t index) {
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  if (index >= st.order.size() || st.gather_issued[index]) return;
+  st.gather_issued[index] = 1;
+  // ZeRO-3 / FSDP: every rank gathers the 16-bit parameters of the chunk it is about to run.
+  const int chunk = st.order[index].chunk;
+  CollectiveRequest req{CollectiveKind::all_gather, Bytes{costs_.chunk_params(s, chunk) * 2.0}, layout_.dp_groups(s),
+                        "ZeRO-3 param all-gather"};
+  const Time start = engine_.now();
+  fabric_.start(req, [this, s, index, start] {
+    emit(s, "param gather", "param all-gather", start, engine_.now());
+    stages_[static_cast<std::size_t>(s)].gathered[index] = 1;
+    try_start(s);
+  });
+}
+
 void StepReplay::try_start(int s) {
   Stage& st = stages_[static_cast<std::size_t>(s)];
   if (st.busy || st.next >= st.order.size()) return;
   const PipelineUnit u = st.order[st.next];
   if (!st.ready[slot(u.forward, u.micro_batch, u.chunk)]) return;
+  if (!st.gathered[st.next]) {
+    gather_params(s, st.next);  // not prefetched: the unit waits for its parameters
+    return;
+  }
   st.busy = true;
+  // With overlap, the next unit's parameters are fetched while this one computes (FSDP prefetch).
+  if (train_.overlap.param_gather) gather_params(s, st.next + 1);
   const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
   const Time start = engine_.now();
   const Time dur = c.total();
@@ -218,7 +246,8 @@ void StepReplay::maybe_finish(int s) {
   engine_.schedule_in(opt, [this, s] {
     Stage& stage = stages_[static_cast<std::size_t>(s)];
     emit(s, "compute", "optimizer step", stage.optimizer_start, engine_.now());
-    const bool gather = plan_.zero_stage >= 1 && plan_.dp * plan_.cp > 1 && !train_.overlap.param_gather;
+    const bool gather = plan_.zero_stage >= 1 && plan_.zero_stage < 3 && plan_.dp * plan_.cp > 1 &&
+                        !train_.overlap.param_gather;
     if (!gather) {
       stage.finish = engine_.now();
       return;

@@ -39,7 +39,7 @@ struct StepBreakdown {
   Time tp_comm;              ///< exposed TP collectives
   Time cp_comm;
   Time ep_comm;
-  Time pipeline_wait;        ///< idle inside the pipeline: bubble and waits for stage-to-stage transfers
+  Time pipeline_wait;        ///< idle inside the pipeline: bubble, waits for transfers and ZeRO-3 gathers
   Time dp_comm;              ///< gradient reduction left after the last backward unit
   Time optimizer;
   Time param_gather;         ///< exposed ZeRO parameter all-gather after the optimizer step
@@ -68,6 +68,8 @@ class StepReplay {
  private:
   struct Stage;
   void try_start(int s);
+  [[nodiscard]] bool zero3() const noexcept;
+  void gather_params(int s, std::size_t index);
   void finish_unit(int s, std::size_t index, Time start);
   void release_buckets(int s, int chunk, Time start, Time duration);
   void enqueue_dp(int s, CollectiveRequest req);

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/collectives/analytic_collectives.hpp"
 #include "fixed_cost_model.hpp"
+#include "ring_fabric.hpp"
 
 namespace cs {
 namespace {
@@ -15,9 +15,7 @@ struct DpFixture {
   TrainingConfig train;
   testing::FixedCostModel compute;
   EventEngine engine;
-  Topology topo{"test node", NodeSpec{"node", 8, LinkSpec{Bandwidth{100e9}, Time::us(10)}, 1,
-                                      LinkSpec{Bandwidth{50e9}, Time::us(5)}},
-                1};
+  testing::RingFabric fabric{engine, Bandwidth{100e9}, Time::us(10)};
   DpFixture() {
     model.name = "tiny";
     model.layers = 2;
@@ -34,7 +32,6 @@ struct DpFixture {
     train.grad_bucket_bytes = 5'000'000;
   }
   StepResult run() {
-    AnalyticCollectives fabric(engine, topo);
     const UnitCosts costs(model, plan, train, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); });
     StepReplay replay(model, plan, train, costs, fabric, engine);
     return replay.run();
@@ -73,6 +70,20 @@ TEST(StepReplay, GradientReductionWithoutOverlapIsFullyExposed) {
   EXPECT_EQ(r.breakdown.dp_comm, Time::ns(2 * 212'971));
 }
 
+// ZeRO-3: every unit first gathers its chunk's 16-bit parameters (2,084,864 x 2 B = 4,169,728 B) over the 8
+// DP ranks: 7/8 * 4169728 B / 100 GB/s + 7 * 10 us = 36.486 us (rounded up) + 70 us = 106.486 us. The first
+// gather cannot be prefetched; each later one is fetched while the previous unit runs (14.3 ms >> 0.1 ms).
+// Gradients are reduce-scattered in the same two buckets, each taking 106.486 us, the last after the backward:
+//   0.106486 + 83.2 + 0.106486 + 0.1 (optimizer) = 83.512972 ms.
+TEST(StepReplay, Zero3GathersParametersBeforeEachUnit) {
+  DpFixture f;
+  f.plan.zero_stage = 3;
+  const StepResult r = f.run();
+  EXPECT_EQ(r.step_time, Time::ns(83'512'972));
+  EXPECT_EQ(r.breakdown.pipeline_wait, Time::ns(106'486));
+  EXPECT_EQ(r.breakdown.dp_comm, Time::ns(106'486));
+}
+
 // Model FLOPs (Megatron convention), per GPU and micro-batch, T = 128 tokens:
 //   per layer forward: QKV 2*T*h*3h + attention 4*T*T*h + projection 2*T*h*h + FFN 2 * 2*T*h*4h
 //                    = 50,331,648 + 16,777,216 + 16,777,216 + 134,217,728 = 218,103,808
@@ -107,8 +118,7 @@ TEST(StepReplay, OneFOneBPipelineMatchesHandCalculation) {
   f.plan.pp = 2;
   f.train.global_batch = 4;
   InstantFabric fabric(f.engine);
-  AnalyticCollectives estimate(f.engine, f.topo);
-  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return estimate.duration(r); });
+  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); });
   StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
   const StepResult r = replay.run();
   EXPECT_EQ(r.step_time, Time::us(203'900));
