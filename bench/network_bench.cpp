@@ -7,9 +7,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "sim/collectives/flow_collectives.hpp"
+#include "sim/network/link_statistics.hpp"
 
 namespace {
 
@@ -38,6 +40,9 @@ void run_case(const char* name, const cs::Topology& topo, cs::CollectiveRequest 
               static_cast<unsigned long long>(model.network().flows_started()),
               static_cast<unsigned long long>(engine.executed()), wall,
               static_cast<double>(engine.executed()) / wall, busbw / 1e9, cs::to_string(end).c_str(), peak_rss_mib());
+  if (std::getenv("BENCH_LINKS") != nullptr) {
+    std::printf("%s\n", cs::link_statistics_json(model.network(), end, 5).dump(1).c_str());
+  }
 }
 
 }  // namespace

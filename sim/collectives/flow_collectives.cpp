@@ -9,7 +9,9 @@ namespace cs {
 /// Turns one group's collective into phases of flows, appended to a Run.
 class FlowCollectives::Planner {
  public:
-  Planner(const Topology& t, Run& run, double efficiency) : t_(t), run_(run), eff_(efficiency) {}
+  Planner(const Topology& t, Run& run, double efficiency, std::vector<VertexId>& tops,
+          std::map<ChannelId, int>& load)
+      : t_(t), run_(run), eff_(efficiency), tops_(tops), load_(load) {}
 
   /// A flow between two GPUs carrying `bytes` over `steps` sequential algorithm steps.
   void gpu_flow(std::size_t phase, int src, int dst, double bytes, int steps) {
@@ -86,10 +88,22 @@ class FlowCollectives::Planner {
         if (group.size() >= 2) gpu_flow(phase, group[0], group[1], S, 1);
         return;
     }
+    // A chunk crosses every edge of its ring once per pass, so the ring's latency is `steps` times the mean
+    // edge latency (intra-node edges are short, node-crossing edges long), the same for every edge's flow.
     for (const auto& seq : rings(nodes, C)) {
-      for (std::size_t i = 0; i + 1 < seq.size(); ++i) gpu_flow(phase, seq[i], seq[i + 1], per_edge / C, steps);
-      if (!chain && seq.size() > 1) gpu_flow(phase, seq.back(), seq.front(), per_edge / C, steps);
+      std::vector<std::pair<int, int>> edges;
+      for (std::size_t i = 0; i + 1 < seq.size(); ++i) edges.emplace_back(seq[i], seq[i + 1]);
+      if (!chain && seq.size() > 1) edges.emplace_back(seq.back(), seq.front());
+      Time sum = Time::zero();
+      for (const auto& [a, b] : edges) sum += t_.route(a, b).latency;
+      const Time mean = edges.empty() ? Time::zero() : Time::ns(sum.count_ns() / static_cast<std::int64_t>(edges.size()));
+      for (const auto& [a, b] : edges) add_with_latency(phase, t_.route(a, b), per_edge / C, mean * steps);
     }
+  }
+
+  void add_with_latency(std::size_t phase, RouteView r, double bytes, Time latency) {
+    add(phase, RouteView{r.channels, Time::zero()}, bytes, 1);
+    run_.phases[phase].back().latency = latency;
   }
 
   /// NCCL's double binary tree among nodes (two in-order trees, the second mirrored so that each node is a
@@ -249,18 +263,48 @@ class FlowCollectives::Planner {
       }
     }
     if (shards_at_leaf.size() <= 1) return;
-    VertexId root = -1;
-    for (VertexKind want : {VertexKind::core, VertexKind::spine}) {
-      for (VertexId v = 0; v < t_.vertex_count() && root < 0; ++v) {
-        if (t_.vertex(v).kind == want) root = v;
+    // The aggregation tree's root: one switch of the top tier. Concurrent groups get their roots balanced:
+    // each group takes the top switch whose busiest link from this group's leaves has the fewest trees so far.
+    if (tops_.empty()) {
+      for (VertexKind want : {VertexKind::core, VertexKind::spine}) {
+        for (VertexId v = 0; v < t_.vertex_count(); ++v) {
+          if (t_.vertex(v).kind == want) tops_.push_back(v);
+        }
+        if (!tops_.empty()) break;
       }
-      if (root >= 0) break;
     }
-    if (root < 0) return;
+    if (tops_.empty()) return;
+    // Candidates in an order rotated by the group's first rank; stop at the first root whose leaf uplinks carry
+    // no tree yet.
+    const std::size_t first = static_cast<std::size_t>(*std::min_element(group.begin(), group.end())) % tops_.size();
+    VertexId root = tops_[first];
+    int best = -1;
+    for (std::size_t i = 0; i < tops_.size() && best != 0; ++i) {
+      const VertexId top = tops_[(first + i) % tops_.size()];
+      int worst = 0;
+      for (const auto& [leaf, shards] : shards_at_leaf) {
+        if (leaf == top) continue;
+        worst = std::max(worst, load_[t_.route_switches(leaf, top).channels.front()]);
+      }
+      if (best < 0 || worst < best) {
+        best = worst;
+        root = top;
+      }
+    }
+    for (const auto& [leaf, shards] : shards_at_leaf) {
+      if (leaf != root) ++load_[t_.route_switches(leaf, root).channels.front()];
+    }
+    // Switches reduce as they forward: every link of the tree (the union of the leaves' paths to the root)
+    // carries one aggregate per shard below it, up and then down again.
+    std::map<ChannelId, double> tree;
     for (const auto& [leaf, shards] : shards_at_leaf) {
       const double bytes = static_cast<double>(shards.size()) * S / dm;
-      add(0, t_.route_vertices(leaf, root), bytes, 1);
-      add(0, t_.route_vertices(root, leaf), bytes, 1);
+      for (ChannelId c : t_.route_switches(leaf, root).channels) tree[c] = std::max(tree[c], bytes);
+    }
+    for (const auto& [c, bytes] : tree) {
+      const Time lat = t_.channel_edge(c).latency + t_.vertex(t_.ends(static_cast<int>(c / 2)).second).latency;
+      single(0, c, lat, bytes);
+      single(0, c ^ 1U, lat, bytes);
     }
   }
 
@@ -268,6 +312,8 @@ class FlowCollectives::Planner {
   const Topology& t_;
   Run& run_;
   double eff_;
+  std::vector<VertexId>& tops_;                          // top-tier switches (SHARP roots), found once
+  std::map<ChannelId, int>& load_;  // leaf uplink -> SHARP trees using it, within one request
 };
 
 FlowCollectives::FlowCollectives(EventEngine& engine, const Topology& topology, CollectiveCalibration calibration,
@@ -307,6 +353,7 @@ void FlowCollectives::start(const CollectiveRequest& req, std::function<void()> 
   run.done = std::move(done);
   const double S = req.bytes.value();
   bool counted = false;
+  sharp_load_.clear();
   for (const auto& group : req.groups) {
     if (group.size() < 2) continue;
     const GroupShape g = shape_of(topo_, group);
@@ -315,7 +362,7 @@ void FlowCollectives::start(const CollectiveRequest& req, std::function<void()> 
       ++used_[std::string(to_string(a))];
       counted = true;
     }
-    Planner plan(topo_, run, cost_.efficiency(a, req.bytes, g));
+    Planner plan(topo_, run, cost_.efficiency(a, req.bytes, g), sharp_roots_, sharp_load_);
     const bool pipelined = req.bytes > options_.pipeline_threshold;
     switch (req.kind == CollectiveKind::all_to_all || req.kind == CollectiveKind::send_recv
                 ? CollectiveAlgorithm::ring : a) {

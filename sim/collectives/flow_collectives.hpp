@@ -74,6 +74,8 @@ class FlowCollectives final : public CollectiveModel {
   std::vector<std::unique_ptr<Run>> runs_;
   std::vector<std::uint32_t> free_runs_;
   std::map<std::string, long> used_;
+  std::vector<VertexId> sharp_roots_;
+  std::map<ChannelId, int> sharp_load_;
 };
 
 }  // namespace cs

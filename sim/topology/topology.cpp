@@ -312,10 +312,19 @@ void Topology::append_fabric_path(VertexId nic_from, VertexId nic_to, std::uint6
                                   std::vector<ChannelId>& out, Time& latency) const {
   const VertexId sa = attachment_switch(nic_from), sb = attachment_switch(nic_to);
   append_hop(nic_from, sa, out, latency);
+  append_switch_path(sa, sb, hash, out, latency);
+  append_hop(sb, nic_to, out, latency);
+}
+
+void Topology::append_switch_path(VertexId sa, VertexId sb, std::uint64_t hash, std::vector<ChannelId>& out,
+                                  Time& latency) const {
   const Cache& c = *cache_;
   if (sa != sb) {
     const auto& dist = fabric_distances_to(sb);
     int u = c.fabric_index[static_cast<std::size_t>(sa)];
+    if (dist[static_cast<std::size_t>(u)] == kUnreached) {
+      throw std::runtime_error("no fabric path from " + vertex_name(sa) + " to " + vertex_name(sb));
+    }
     for (int hop = 0; dist[static_cast<std::size_t>(u)] != 0; ++hop) {
       const std::uint16_t want = static_cast<std::uint16_t>(dist[static_cast<std::size_t>(u)] - 1);
       int candidates = 0;
@@ -333,7 +342,23 @@ void Topology::append_fabric_path(VertexId nic_from, VertexId nic_to, std::uint6
       }
     }
   }
-  append_hop(sb, nic_to, out, latency);
+}
+
+RouteView Topology::route_switches(VertexId from, VertexId to) const {
+  const std::uint64_t key = (3ULL << 62) | (static_cast<std::uint64_t>(from) << 31) | static_cast<std::uint32_t>(to);
+  if (auto it = cache_->routes.find(key); it != cache_->routes.end()) {
+    const RouteEntry& e = it->second;
+    return RouteView{std::span<const ChannelId>(cache_->pool.data() + e.offset, e.length), e.latency};
+  }
+  ensure_fabric();
+  if (cache_->fabric_index[static_cast<std::size_t>(from)] < 0 || cache_->fabric_index[static_cast<std::size_t>(to)] < 0) {
+    throw std::logic_error("route_switches: " + vertex_name(from) + " or " + vertex_name(to) + " is not a fabric switch");
+  }
+  std::vector<ChannelId>& path = cache_->scratch;
+  path.clear();
+  Time latency = Time::zero();
+  append_switch_path(from, to, mix(key), path, latency);
+  return store(key, path, latency);
 }
 
 RouteView Topology::route(int src, int dst) const {

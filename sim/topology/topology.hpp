@@ -133,6 +133,8 @@ class Topology {
   [[nodiscard]] RouteView route(int src_gpu, int dst_gpu) const;
   /// GPU `gpu` to the fabric switch its NIC plugs into (`upward`), or back down. Throws without a fabric.
   [[nodiscard]] RouteView route_to_fabric(int gpu, bool upward) const;
+  /// Between two fabric switches over the fabric only (ECMP like GPU routes).
+  [[nodiscard]] RouteView route_switches(VertexId from, VertexId to) const;
   /// Shortest path between any two vertices over all links (for devices: NVMe to host memory, ...).
   [[nodiscard]] RouteView route_vertices(VertexId from, VertexId to) const;
   /// The channel from `from` to its neighbour `to` (they must share an edge).
@@ -168,6 +170,8 @@ class Topology {
 
   void append_pcie_path(VertexId from, VertexId to, std::vector<ChannelId>& out, Time& latency) const;
   void append_fabric_path(VertexId nic_from, VertexId nic_to, std::uint64_t hash, std::vector<ChannelId>& out,
+                          Time& latency) const;
+  void append_switch_path(VertexId from, VertexId to, std::uint64_t hash, std::vector<ChannelId>& out,
                           Time& latency) const;
   void append_hop(VertexId from, VertexId to, std::vector<ChannelId>& out, Time& latency) const;
   void ensure_fabric() const;
