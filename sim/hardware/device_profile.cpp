@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/core/data_dir.hpp"
+#include "sim/hardware/fitted_cost_model.hpp"
 #include "sim/hardware/roofline_cost_model.hpp"
 #include "sim/input/input_node.hpp"
 
@@ -21,7 +22,9 @@ FlopRate GpuSpec::peak_for(DType t) const {
 DeviceProfile load_device_profile(const std::string& path) {
   const InputNode root = InputNode::load_file(path);
   const int version = root.get<int>("format_version");
-  root.at("format_version").require(version == 1, "unsupported profile format_version " + std::to_string(version) + " (this build reads 1)");
+  root.at("format_version")
+      .require(version == 1 || version == 2,
+               "unsupported profile format_version " + std::to_string(version) + " (this build reads 1 and 2)");
   DeviceProfile p;
   p.provenance.profile = root.get<std::string>("name");
   p.provenance.kind = root.get<std::string>("source");
@@ -66,6 +69,14 @@ DeviceProfile load_device_profile(const std::string& path) {
   root.require(p.attention_efficiency > 0 && p.attention_efficiency <= 1 && p.memory_efficiency > 0 &&
                    p.memory_efficiency <= 1,
                "efficiencies must lie in (0, 1]");
+  p.fits = parse_measured_fits(root);
+  if (p.provenance.kind == "datasheet") {
+    root.require(p.fits.empty(), "a datasheet profile cannot carry measured sections (set source: measured)");
+  }
+  for (const auto& [t, g] : p.fits.gemm) {
+    root.at("gemm_fit").require(p.gpu.peak.count(t) == 1, "gemm_fit." + std::string(to_string(t)) +
+                                                                   " needs gpu.peak." + std::string(to_string(t)));
+  }
   root.finish();
   return p;
 }
@@ -90,6 +101,9 @@ DeviceProfile find_device_profile(const std::string& name_or_path) {
 }
 
 std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile) {
+  if (!profile.fits.gemm.empty() || !profile.fits.attention_fwd.empty() || profile.fits.memory) {
+    return std::make_unique<FittedCostModel>(profile);
+  }
   return std::make_unique<RooflineCostModel>(profile);
 }
 

@@ -3,6 +3,7 @@
 // the calibrator writes measured ones.
 #pragma once
 
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "sim/core/units.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/hardware/dtype.hpp"
+#include "sim/hardware/measured_fits.hpp"
 
 namespace cs {
 
@@ -46,6 +48,10 @@ struct DeviceProfile {
   double attention_efficiency = 0.6;  ///< fraction of bf16 peak that fused attention reaches
   double memory_efficiency = 0.85;    ///< fraction of datasheet HBM bandwidth that streaming kernels reach
   Time kernel_overhead = Time::ns(3000);  ///< fixed cost of any other kernel
+  MeasuredFits fits;  ///< fitted models of a measured profile (empty for datasheet profiles)
+
+  /// "datasheet" or "measured", as every output that uses the profile prints it.
+  [[nodiscard]] bool measured() const noexcept { return provenance.kind == "measured"; }
 };
 
 /// Parses a profile file. Throws InputError with the file, line and key of anything wrong.
@@ -56,7 +62,11 @@ struct DeviceProfile {
 /// Names of the profiles shipped in the data directory.
 [[nodiscard]] std::vector<std::string> shipped_profiles();
 
-/// The cost model a profile describes.
+/// Writes `p` as a profile file (format_version 2) that load_device_profile reads back to the same values.
+void write_device_profile(std::ostream& out, const DeviceProfile& p);
+
+/// The cost model a profile describes: the fitted model (FittedCostModel) where the profile has measured
+/// fits, the analytic roofline (RooflineCostModel) otherwise.
 [[nodiscard]] std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile);
 
 }  // namespace cs

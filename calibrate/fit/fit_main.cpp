@@ -1,0 +1,166 @@
+// clustersim-fit: the CPU side of calibration (no GPU needed).
+//
+//   clustersim-fit fit --samples FILE... --base PROFILE --name NAME --db DB --out PROFILE.yaml [--report R.md]
+//       Imports the samples into the SQLite database (one new run), fits the models, prints residuals and
+//       holdout errors, stores the fit in the database and writes the measured profile.
+//   clustersim-fit runs --db DB
+//       Lists the runs and fits in a database.
+//   clustersim-fit check-steps --profile P --measured gpt_step.json
+//       Predicts the GPT steps measured by calibrate/pytorch/gpt_step.py and compares.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "calibrate/fit/calibration_fitter.hpp"
+#include "calibrate/fit/gpt_step_estimate.hpp"
+#include "sim/core/error.hpp"
+#include "sim/store/calibration_store.hpp"
+
+namespace {
+
+int cmd_fit(const std::vector<std::string>& sample_files, const std::string& base_name, const std::string& name,
+            const std::string& db_path, const std::string& out_path, const std::string& report_path,
+            const std::string& holdout_csv) {
+  cs::SamplesFile merged;
+  std::string refs;
+  for (const auto& f : sample_files) {
+    cs::SamplesFile one = cs::read_samples_file(f);
+    if (merged.run.gpu_name.empty()) merged.run = one.run;
+    else if (!one.run.tool.empty()) merged.run.tool += "; " + one.run.tool;
+    merged.samples.insert(merged.samples.end(), one.samples.begin(), one.samples.end());
+    refs += (refs.empty() ? "" : ", ") + f;
+  }
+  const cs::DeviceProfile base = cs::find_device_profile(base_name);
+  cs::CalibrationStore store = cs::CalibrationStore::open(db_path);
+  const std::int64_t run_id = store.add_run(merged.run, merged.samples);
+  std::cerr << "clustersim-fit: run " << run_id << " (" << merged.samples.size() << " samples) stored in " << db_path << "\n";
+
+  cs::fit::FitOptions opt;
+  opt.profile_name = name;
+  opt.samples_reference = refs;
+  const cs::fit::FitResult r = cs::fit::fit_calibration(base, merged, opt);
+  const std::string report = cs::fit::format_report(r);
+  std::cout << report;
+
+  std::ostringstream yaml;
+  yaml << "# Measured profile written by clustersim-fit from " << refs << " (docs/calibration.md).\n";
+  cs::write_device_profile(yaml, r.profile);
+  {
+    const std::string tmp = out_path + ".tmp";
+    std::ofstream out(tmp);
+    out << yaml.str();
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+    (void)cs::load_device_profile(tmp);  // never leave a profile behind that does not load
+    std::filesystem::rename(tmp, out_path);
+  }
+  std::ostringstream stats;
+  stats << "gemm_holdout_median=" << r.gemm_holdout.median << "\ngemm_holdout_p90=" << r.gemm_holdout.p90
+        << "\nattention_holdout_median=" << r.attention_holdout.median << "\nattention_holdout_p90=" << r.attention_holdout.p90
+        << "\n";
+  store.add_fit({0, run_id, "", name, "gemm+attention+memory+collectives+power", stats.str(), yaml.str()});
+  if (!report_path.empty()) {
+    std::ofstream rep(report_path);
+    rep << report;
+  }
+  if (!holdout_csv.empty()) {
+    std::ofstream h(holdout_csv);
+    h << "kind,op,dtype,m,n,k,batch,heads,seq,head_dim,measured_s,predicted_s,error\n";
+    for (const auto& p : r.holdout) {
+      const auto& s = p.sample;
+      h << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ','
+        << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << s.median_s << ',' << p.predicted_s << ','
+        << (p.predicted_s - s.median_s) / s.median_s << '\n';
+    }
+  }
+  std::cerr << "clustersim-fit: wrote " << out_path << "\n";
+  return 0;
+}
+
+int cmd_runs(const std::string& db_path) {
+  const cs::CalibrationStore store = cs::CalibrationStore::open(db_path);
+  for (const auto& r : store.runs()) {
+    std::cout << "run " << r.id << ": " << r.run.gpu_name << ", " << r.run.sm_count << " SMs, driver " << r.run.driver
+              << ", CUDA " << r.run.cuda << ", cuBLASLt " << r.run.cublas << ", NCCL " << r.run.nccl << ", host "
+              << r.run.host << ", measured " << r.run.date << ", imported " << r.imported_at << ", " << r.sample_count
+              << " samples\n";
+    for (const auto& f : store.fits(r.id)) {
+      std::cout << "  fit " << f.id << " -> profile " << f.profile_name << " (" << f.created_at << ")\n";
+    }
+  }
+  return 0;
+}
+
+int cmd_check_steps(const std::string& profile_name, const std::string& measured_path) {
+  const cs::DeviceProfile profile = cs::find_device_profile(profile_name);
+  const auto model = cs::make_cost_model(profile);
+  std::ifstream in(measured_path);
+  if (!in) throw cs::InputError({measured_path, 0, 0}, "", "cannot open");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const auto adam_it = profile.fits.memory_ops.find("adam");
+  const cs::LinearCost* adam = adam_it == profile.fits.memory_ops.end() ? nullptr : &adam_it->second;
+  std::printf("profile %s (%s: %s)\n", profile.provenance.profile.c_str(), profile.provenance.kind.c_str(),
+              profile.provenance.description.c_str());
+  std::printf("| config | params | tokens/step | measured step | predicted step | error | predicted gemm / attention / "
+              "memory / optimizer | measured (profiler) gemm / attention / optimizer / other |\n|---|---|---|---|---|---|---|---|\n");
+  for (const auto& r : j.at("results")) {
+    cs::fit::GptConfig c{r.at("name").get<std::string>(), r.at("hidden"), r.at("layers"), r.at("heads"),
+                         r.at("seq"),                     r.at("batch"),  r.at("vocab")};
+    const auto e = cs::fit::estimate_gpt_step(*model, c, adam);
+    const double measured = r.at("step_ms_median").get<double>();
+    const double predicted = e.total().seconds() * 1e3;
+    const auto& cat = r.at("kernel_ms_by_category").at("by_category_ms");
+    const auto get = [&](const char* k) { return cat.contains(k) ? cat.at(k).get<double>() : 0.0; };
+    std::printf("| %s (h=%lld, L=%lld, heads=%lld, seq=%lld, batch=%lld) | %.2f B | %lld | %.1f ms | %.1f ms | %+.1f%% | "
+                "%.1f / %.1f / %.1f / %.1f ms | %.1f / %.1f / %.1f / %.1f ms |\n",
+                c.name.c_str(), static_cast<long long>(c.hidden), static_cast<long long>(c.layers),
+                static_cast<long long>(c.heads), static_cast<long long>(c.seq), static_cast<long long>(c.batch),
+                static_cast<double>(e.params) * 1e-9, static_cast<long long>(c.batch * c.seq), measured, predicted,
+                (predicted - measured) / measured * 100, e.gemm.seconds() * 1e3, e.attention.seconds() * 1e3,
+                e.memory.seconds() * 1e3, e.optimizer.seconds() * 1e3, get("gemm"), get("attention"), get("optimizer"),
+                get("other"));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"clustersim-fit: fit calibration samples into a measured device profile"};
+  app.require_subcommand(1);
+  std::vector<std::string> samples;
+  std::string base, name, db, out, report, holdout_csv, profile, measured;
+  auto* fit = app.add_subcommand("fit", "import samples, fit the models, write a measured profile");
+  fit->add_option("--samples", samples, "samples file(s) written by clustersim-calibrate / attention_bench.py")
+      ->required()
+      ->check(CLI::ExistingFile);
+  fit->add_option("--base", base, "datasheet profile of the same GPU (name or file)")->required();
+  fit->add_option("--name", name, "name of the measured profile")->required();
+  fit->add_option("--db", db, "SQLite calibration database (created when absent, appended otherwise)")->required();
+  fit->add_option("--out", out, "measured profile to write")->required();
+  fit->add_option("--report", report, "also write the residual report (Markdown) here");
+  fit->add_option("--holdout-csv", holdout_csv, "write every held-out sample with its prediction here");
+  auto* runs = app.add_subcommand("runs", "list the runs and fits in a calibration database");
+  runs->add_option("--db", db, "SQLite calibration database")->required()->check(CLI::ExistingFile);
+  auto* check = app.add_subcommand("check-steps", "compare predicted and measured GPT training steps");
+  check->add_option("--profile", profile, "device profile (name or file)")->required();
+  check->add_option("--measured", measured, "gpt_step.json from calibrate/pytorch/gpt_step.py")->required();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv);
+    if (*runs) return cmd_runs(db);
+    return cmd_check_steps(profile, measured);
+  } catch (const cs::InputError& e) {
+    std::cerr << "clustersim-fit: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "clustersim-fit: " << e.what() << "\n";
+    return 1;
+  }
+}

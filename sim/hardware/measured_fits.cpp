@@ -1,0 +1,335 @@
+#include "sim/hardware/measured_fits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "sim/input/input_node.hpp"
+
+namespace cs {
+
+// ---- Evaluation ---------------------------------------------------------------------------------------
+
+double GemmFit::ideal_seconds(const GemmShape& s, int tile_m, int tile_n, int sm_count, FlopRate peak) {
+  const double k = static_cast<double>(s.k);
+  if (tile_m <= 0 || tile_n <= 0) return s.flops().value() / peak.value();
+  const double tiles = static_cast<double>((s.m + tile_m - 1) / tile_m) * static_cast<double>((s.n + tile_n - 1) / tile_n) *
+                       static_cast<double>(s.batch);
+  const double waves = std::ceil(tiles / sm_count);
+  return waves * sm_count * 2.0 * tile_m * tile_n * k / peak.value();
+}
+
+std::vector<double> GemmFit::penalties(const GemmShape& s) {
+  const auto in = static_cast<std::int64_t>(bytes_per_element(s.dtype));
+  const std::int64_t out = s.dtype == DType::fp8 ? 2 : in;  // fp8 GEMMs write bf16
+  const auto penalty = [](std::int64_t bytes) {
+    int p = 4;
+    for (std::int64_t a = 1; a < 16 && bytes % (2 * a) == 0; a *= 2) --p;
+    return static_cast<double>(p);
+  };
+  return {penalty(s.k * in), penalty(s.m * out)};
+}
+
+Time GemmFit::time(const GemmShape& s, int sm_count, FlopRate peak) const {
+  if (s.m <= 0 || s.n <= 0 || s.k <= 0 || s.batch <= 0) return Time::zero();
+  const double sizes[3] = {static_cast<double>(s.m), static_cast<double>(s.n), static_cast<double>(s.k)};
+  const double ideal = ideal_seconds(s, tile_m, tile_n, sm_count, peak);
+  const auto pen = penalties(s);
+  const bool aligned = pen[0] == 0 && pen[1] == 0;
+  const EfficiencySurface& e = aligned || misaligned_surface.coefficients.empty() ? surface : misaligned_surface;
+  return launch + Time::ceil_seconds(ideal / e.efficiency(sizes, pen));
+}
+
+std::vector<double> AttentionFit::sizes(const AttentionShape& s) {
+  return {static_cast<double>(s.batch * s.heads), std::sqrt(static_cast<double>(s.seq_q) * static_cast<double>(s.seq_kv)),
+          static_cast<double>(s.head_dim)};
+}
+
+Time AttentionFit::time(const AttentionShape& s, FlopRate peak) const {
+  if (s.batch <= 0 || s.heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0) return Time::zero();
+  return launch + Time::ceil_seconds(s.flops().value() / (peak.value() * surface.efficiency(sizes(s))));
+}
+
+Time CollectiveFit::time(Bytes b) const {
+  for (const auto& seg : segments) {
+    if (b <= seg.up_to) return seg.cost.time(b);
+  }
+  return segments.empty() ? Time::zero() : segments.back().cost.time(b);
+}
+
+// ---- Parsing ------------------------------------------------------------------------------------------
+namespace {
+
+std::vector<double> numbers(const InputNode& n) {
+  n.require(n.is_sequence(), "must be a list of numbers");
+  std::vector<double> v;
+  for (const auto& e : n.elements()) v.push_back(e.as<double>());
+  return v;
+}
+
+EfficiencySurface parse_surface(const InputNode& n, std::size_t dims, std::size_t penalties) {
+  EfficiencySurface s;
+  s.degree = n.get<int>("degree");
+  n.at("degree").require(s.degree >= 0 && s.degree <= 4, "must lie in 0..4");
+  s.log_min = numbers(n.at("log_min"));
+  s.log_max = numbers(n.at("log_max"));
+  n.require(s.log_min.size() == dims && s.log_max.size() == dims,
+            "log_min and log_max need " + std::to_string(dims) + " values each");
+  for (std::size_t i = 0; i < dims; ++i) n.require(s.log_min[i] <= s.log_max[i], "log_min above log_max");
+  s.coefficients = numbers(n.at("coefficients"));
+  n.at("coefficients").require(s.coefficients.size() == EfficiencySurface::monomial_count(dims, s.degree),
+                               "needs " + std::to_string(EfficiencySurface::monomial_count(dims, s.degree)) +
+                                   " values for degree " + std::to_string(s.degree));
+  const std::size_t row = dims + penalties + 1;
+  if (auto m = n.find("misaligned")) {
+    s.misaligned = numbers(*m);
+    m->require(penalties > 0 && (s.misaligned.size() == penalties * (dims + 1) || s.misaligned.size() == penalties),
+               "needs " + std::to_string(penalties) + " or " + std::to_string(penalties * (dims + 1)) + " values");
+  }
+  if (auto sm = n.find("smoother")) {
+    s.smoother_width = sm->get<double>("width");
+    s.smoother_prior = sm->get<double>("prior");
+    s.smoother_neighbours = sm->get_or<int>("neighbours", 0);
+    sm->require(s.smoother_neighbours >= 0, "neighbours must not be negative");
+    sm->require(s.smoother_width > 0 && s.smoother_prior > 0, "width and prior must be positive");
+    s.residuals = numbers(sm->at("residuals"));
+    sm->at("residuals").require(!s.residuals.empty() && s.residuals.size() % row == 0,
+                                "needs rows of " + std::to_string(row) + " numbers (logs, penalties, residual)");
+    sm->finish();
+  }
+  return s;
+}
+
+DType dtype_key(const InputNode& parent, const std::string& key) {
+  DType t{};
+  if (!parse_dtype(key, t)) parent.at(key).fail("unknown format \"" + key + "\" (fp32, tf32, bf16, fp16, fp8)");
+  return t;
+}
+
+LinearCost parse_linear(const InputNode& n) {
+  LinearCost c{n.get<Time>("latency"), n.get<Bandwidth>("bandwidth")};
+  n.at("bandwidth").require(c.bandwidth.value() > 0, "must be positive");
+  n.at("latency").require(c.latency >= Time::zero(), "must not be negative");
+  n.finish();
+  return c;
+}
+
+// Keys of a mapping in file order, read through InputNode so that each is marked as read.
+std::vector<std::string> keys_of(const InputNode& map, std::initializer_list<const char*> candidates) {
+  std::vector<std::string> ks;
+  for (const char* k : candidates) {
+    if (map.has(k)) ks.emplace_back(k);
+  }
+  return ks;
+}
+
+}  // namespace
+
+MeasuredFits parse_measured_fits(const InputNode& root) {
+  MeasuredFits f;
+  const auto formats = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+  if (auto g = root.find("gemm_fit")) {
+    for (const auto& key : keys_of(*g, formats)) {
+      const InputNode n = g->at(key);
+      GemmFit fit;
+      const auto tile = numbers(n.at("tile"));
+      n.at("tile").require(tile.size() == 2 && tile[0] >= 0 && tile[1] >= 0, "needs [tile_m, tile_n] (0 0: none)");
+      fit.tile_m = static_cast<int>(tile[0]);
+      fit.tile_n = static_cast<int>(tile[1]);
+      fit.launch = n.get<Time>("launch");
+      fit.surface = parse_surface(n, 3, 2);
+      if (auto m = n.find("misaligned_surface")) {
+        fit.misaligned_surface = parse_surface(*m, 3, 2);
+        m->finish();
+      }
+      n.finish();
+      f.gemm[dtype_key(*g, key)] = fit;
+    }
+    g->finish();
+  }
+  for (const char* dir : {"attention_fwd_fit", "attention_bwd_fit"}) {
+    if (auto a = root.find(dir)) {
+      auto& dst = std::string(dir) == "attention_fwd_fit" ? f.attention_fwd : f.attention_bwd;
+      for (const auto& key : keys_of(*a, formats)) {
+        const InputNode n = a->at(key);
+        AttentionFit fit;
+        fit.launch = n.get<Time>("launch");
+        fit.surface = parse_surface(n, 3, 0);
+        n.finish();
+        dst[dtype_key(*a, key)] = fit;
+      }
+      a->finish();
+    }
+  }
+  if (auto m = root.find("memory_fit")) f.memory = parse_linear(*m);
+  if (auto ops = root.find("memory_ops")) {
+    for (const auto& key : keys_of(*ops, {"copy", "add", "layernorm", "rmsnorm", "softmax", "adam", "h2d", "d2h"})) {
+      f.memory_ops[key] = parse_linear(ops->at(key));
+    }
+    ops->finish();
+  }
+  if (auto cs = root.find("collectives")) {
+    for (const auto& e : cs->elements()) {
+      CollectiveFit c;
+      c.op = e.get<std::string>("op");
+      c.ranks = e.get<int>("ranks");
+      e.at("ranks").require(c.ranks >= 1, "must be at least 1");
+      c.algo = e.get<std::string>("algo");
+      for (const auto& s : e.at("segments").elements()) {
+        CollectiveFit::Segment seg;
+        seg.up_to = s.get<Bytes>("up_to");
+        seg.cost = {s.get<Time>("latency"), s.get<Bandwidth>("bandwidth")};
+        s.at("bandwidth").require(seg.cost.bandwidth.value() > 0, "must be positive");
+        s.finish();
+        c.segments.push_back(seg);
+      }
+      e.at("segments").require(!c.segments.empty(), "needs at least one segment");
+      e.finish();
+      f.collectives.push_back(std::move(c));
+    }
+  }
+  if (auto p = root.find("measured_power")) {
+    f.power = MeasuredPower{p->get<Watts>("idle"), p->get<Watts>("compute"), p->get<Watts>("memory")};
+    p->finish();
+  }
+  if (auto c = root.find("calibration")) {
+    CalibrationInfo i;
+    i.gpu = c->get<std::string>("gpu");
+    i.driver = c->get<std::string>("driver");
+    i.cuda = c->get<std::string>("cuda");
+    i.cublas = c->get<std::string>("cublas");
+    i.nccl = c->get<std::string>("nccl");
+    i.host = c->get<std::string>("host");
+    i.date = c->get<std::string>("date");
+    i.samples = c->get<std::string>("samples");
+    i.gemm_holdout_median = c->get<double>("gemm_holdout_median");
+    i.gemm_holdout_p90 = c->get<double>("gemm_holdout_p90");
+    i.gemm_holdout_count = c->get<int>("gemm_holdout_count");
+    i.attention_holdout_median = c->get<double>("attention_holdout_median");
+    i.attention_holdout_p90 = c->get<double>("attention_holdout_p90");
+    i.attention_holdout_count = c->get<int>("attention_holdout_count");
+    c->finish();
+    f.calibration = i;
+  }
+  return f;
+}
+
+// ---- Writing ------------------------------------------------------------------------------------------
+namespace {
+
+std::string g17(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+std::string list(const std::vector<double>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ", ";
+    s += g17(v[i]);
+  }
+  return s + "]";
+}
+std::string ns(Time t) { return std::to_string(t.count_ns()) + "ns"; }
+std::string gbps(Bandwidth b) {
+  char s[48];
+  std::snprintf(s, sizeof s, "%.3fGB/s", b.value() * 1e-9);
+  return s;
+}
+std::string watts(Watts w) {
+  char s[32];
+  std::snprintf(s, sizeof s, "%.1fW", w.value());
+  return s;
+}
+std::string quoted(const std::string& v) {
+  std::string q = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+void write_surface(std::ostream& out, const EfficiencySurface& s, const char* indent) {
+  out << indent << "degree: " << s.degree << "\n"
+      << indent << "log_min: " << list(s.log_min) << "\n"
+      << indent << "log_max: " << list(s.log_max) << "\n"
+      << indent << "coefficients: " << list(s.coefficients) << "\n";
+  if (!s.misaligned.empty()) out << indent << "misaligned: " << list(s.misaligned) << "\n";
+  if (s.smoother_width > 0) {
+    out << indent << "smoother:\n" << indent << "  width: " << g17(s.smoother_width) << "\n" << indent
+        << "  prior: " << g17(s.smoother_prior) << "\n" << indent << "  neighbours: " << s.smoother_neighbours << "\n"
+        << indent << "  residuals: [";
+    for (std::size_t i = 0; i < s.residuals.size(); ++i) {
+      char b[24];
+      std::snprintf(b, sizeof b, "%.6g", s.residuals[i]);
+      out << (i ? ", " : "") << b;
+    }
+    out << "]\n";
+  }
+}
+
+}  // namespace
+
+void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
+  if (!f.gemm.empty()) {
+    out << "gemm_fit:  # time = launch + waves-of-tiles time at peak / efficiency(m, n, k)\n";
+    for (const auto& [t, g] : f.gemm) {
+      out << "  " << to_string(t) << ":\n    tile: [" << g.tile_m << ", " << g.tile_n << "]\n    launch: " << ns(g.launch)
+          << "\n";
+      write_surface(out, g.surface, "    ");
+      if (!g.misaligned_surface.coefficients.empty()) {
+        out << "    misaligned_surface:\n";
+        write_surface(out, g.misaligned_surface, "      ");
+      }
+    }
+  }
+  for (const auto* dir : {&f.attention_fwd, &f.attention_bwd}) {
+    if (dir->empty()) continue;
+    out << (dir == &f.attention_fwd ? "attention_fwd_fit:" : "attention_bwd_fit:")
+        << "  # time = launch + FLOPs / (peak * efficiency(batch*heads, seq, head_dim))\n";
+    for (const auto& [t, a] : *dir) {
+      out << "  " << to_string(t) << ":\n    launch: " << ns(a.launch) << "\n";
+      write_surface(out, a.surface, "    ");
+    }
+  }
+  if (f.memory) {
+    out << "memory_fit: {latency: " << ns(f.memory->latency) << ", bandwidth: " << gbps(f.memory->bandwidth) << "}\n";
+  }
+  if (!f.memory_ops.empty()) {
+    out << "memory_ops:\n";
+    for (const auto& [op, c] : f.memory_ops) {
+      out << "  " << op << ": {latency: " << ns(c.latency) << ", bandwidth: " << gbps(c.bandwidth) << "}\n";
+    }
+  }
+  if (!f.collectives.empty()) {
+    out << "collectives:\n";
+    for (const auto& c : f.collectives) {
+      out << "  - op: " << c.op << "\n    ranks: " << c.ranks << "\n    algo: " << quoted(c.algo) << "\n    segments:\n";
+      for (const auto& s : c.segments) {
+        char b[40];
+        std::snprintf(b, sizeof b, "%.0fB", s.up_to.value());
+        out << "      - {up_to: " << b << ", latency: " << ns(s.cost.latency) << ", bandwidth: " << gbps(s.cost.bandwidth)
+            << "}\n";
+      }
+    }
+  }
+  if (f.power) {
+    out << "measured_power: {idle: " << watts(f.power->idle) << ", compute: " << watts(f.power->compute)
+        << ", memory: " << watts(f.power->memory) << "}\n";
+  }
+  if (f.calibration) {
+    const CalibrationInfo& i = *f.calibration;
+    out << "calibration:\n  gpu: " << quoted(i.gpu) << "\n  driver: " << quoted(i.driver) << "\n  cuda: " << quoted(i.cuda)
+        << "\n  cublas: " << quoted(i.cublas) << "\n  nccl: " << quoted(i.nccl) << "\n  host: " << quoted(i.host)
+        << "\n  date: " << quoted(i.date) << "\n  samples: " << quoted(i.samples)
+        << "\n  gemm_holdout_median: " << g17(i.gemm_holdout_median) << "\n  gemm_holdout_p90: " << g17(i.gemm_holdout_p90)
+        << "\n  gemm_holdout_count: " << i.gemm_holdout_count
+        << "\n  attention_holdout_median: " << g17(i.attention_holdout_median)
+        << "\n  attention_holdout_p90: " << g17(i.attention_holdout_p90)
+        << "\n  attention_holdout_count: " << i.attention_holdout_count << "\n";
+  }
+}
+
+}  // namespace cs

@@ -1,0 +1,102 @@
+// The fitted models a calibration adds to a device profile (docs/profiles.md, "Measured sections"): GEMM
+// and attention efficiency surfaces per format, latency-plus-bandwidth fits of bandwidth-bound kernels and
+// of collectives (piecewise by message size, SimGrid-style), board power at three operating points, and
+// the provenance of the calibration. Every section is optional; datasheet profiles have none.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/hardware/compute_cost_model.hpp"
+#include "sim/hardware/efficiency_surface.hpp"
+
+namespace cs {
+
+class InputNode;
+
+/// GEMM time = launch + ideal / efficiency(m, n, k), where ideal is the time of the tile waves at peak:
+/// ceil(tiles / sm_count) waves of sm_count tiles of 2 * tile_m * tile_n * k FLOPs (tile 0x0: no
+/// quantisation, ideal = FLOPs / peak).
+struct GemmFit {
+  int tile_m = 0, tile_n = 0;
+  Time launch;
+  EfficiencySurface surface;  ///< dims: m, n, k; for 16-byte-aligned shapes (and all, without the next)
+  /// Shapes with a misaligned leading dimension run other cuBLAS kernels (narrower loads), so they get a
+  /// surface of their own, with the two misalignment penalties as terms. Empty coefficients: none.
+  EfficiencySurface misaligned_surface;
+
+  [[nodiscard]] Time time(const GemmShape& s, int sm_count, FlopRate peak) const;
+  /// ideal (seconds) as defined above.
+  [[nodiscard]] static double ideal_seconds(const GemmShape& s, int tile_m, int tile_n, int sm_count, FlopRate peak);
+  /// Misalignment of the TN layout's leading dimensions, k (A and B) and m (C): log2(16 / alignment in
+  /// bytes), 0 for 16-byte aligned up to 4 for 1-byte aligned.
+  [[nodiscard]] static std::vector<double> penalties(const GemmShape& s);
+};
+
+/// Fused attention time = launch + useful FLOPs / (peak * efficiency(batch * heads, seq, head_dim)).
+struct AttentionFit {
+  Time launch;
+  EfficiencySurface surface;  ///< dims: batch * heads, sqrt(seq_q * seq_kv), head_dim
+
+  [[nodiscard]] Time time(const AttentionShape& s, FlopRate peak) const;
+  [[nodiscard]] static std::vector<double> sizes(const AttentionShape& s);
+};
+
+/// time = latency + bytes / bandwidth.
+struct LinearCost {
+  Time latency;
+  Bandwidth bandwidth;
+  [[nodiscard]] Time time(Bytes b) const { return latency + b / bandwidth; }
+};
+
+/// A collective's time by message size: the first segment whose `up_to` covers the size applies (the last
+/// one beyond it).
+struct CollectiveFit {
+  std::string op;    ///< all_reduce, all_gather, reduce_scatter, all_to_all, send_recv
+  int ranks = 1;
+  std::string algo;  ///< NCCL_ALGO during the measurement ("auto" when unset)
+  struct Segment {
+    Bytes up_to;
+    LinearCost cost;
+  };
+  std::vector<Segment> segments;
+  [[nodiscard]] Time time(Bytes b) const;
+};
+
+struct MeasuredPower {
+  Watts idle, compute, memory;  ///< idle, in a bf16 GEMM loop, in a copy loop
+};
+
+/// Where a measured profile came from, and how well its fits predict samples they were not fitted to.
+struct CalibrationInfo {
+  std::string gpu, driver, cuda, cublas, nccl, host, date, samples;
+  double gemm_holdout_median = 0, gemm_holdout_p90 = 0;            ///< relative errors, 0.05 = 5%
+  double attention_holdout_median = 0, attention_holdout_p90 = 0;
+  int gemm_holdout_count = 0, attention_holdout_count = 0;
+};
+
+struct MeasuredFits {
+  std::map<DType, GemmFit> gemm;
+  std::map<DType, AttentionFit> attention_fwd, attention_bwd;
+  std::optional<LinearCost> memory;  ///< streaming kernels (copy, add): what memory_bound() uses
+  std::map<std::string, LinearCost> memory_ops;
+  std::vector<CollectiveFit> collectives;
+  std::optional<MeasuredPower> power;
+  std::optional<CalibrationInfo> calibration;
+
+  [[nodiscard]] bool empty() const noexcept {
+    return gemm.empty() && attention_fwd.empty() && attention_bwd.empty() && !memory && memory_ops.empty() &&
+           collectives.empty() && !power && !calibration;
+  }
+};
+
+/// Reads the measured sections from a profile's root mapping (marking those keys read).
+[[nodiscard]] MeasuredFits parse_measured_fits(const InputNode& root);
+/// Writes the measured sections as YAML, in the form parse_measured_fits reads.
+void write_measured_fits(std::ostream& out, const MeasuredFits& f);
+
+}  // namespace cs
