@@ -1,0 +1,210 @@
+#include "sim/store/calibration_store.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "sim/core/error.hpp"
+
+namespace cs {
+namespace {
+
+std::string temp_db(const std::string& name) {
+  const auto p = std::filesystem::temp_directory_path() / ("cs_store_test_" + name + ".db");
+  std::filesystem::remove(p);
+  return p.string();
+}
+
+CalibrationRun run_info() {
+  CalibrationRun r;
+  r.gpu_name = "NVIDIA H200";
+  r.sm_count = 132;
+  r.memory_bytes = 150109880320.0;
+  r.sm_clock_mhz = 1980;
+  r.mem_clock_mhz = 3201;
+  r.driver = "580.159.04";
+  r.cuda = "13.0.0";
+  r.cublas = "13.1.0";
+  r.nccl = "2.28.3";
+  r.host = "vm";
+  r.date = "2026-12-02T13:19:49Z";
+  r.tool = "test";
+  r.extra["l2_bytes"] = "62914560";
+  return r;
+}
+
+std::vector<CalibrationSample> samples() {
+  CalibrationSample g;
+  g.kind = "gemm";
+  g.op = "gemm";
+  g.dtype = "bf16";
+  g.m = 4096;
+  g.n = 8192;
+  g.k = 2048;
+  g.median_s = 1.25e-4;
+  g.p10_s = 1.2e-4;
+  g.p90_s = 1.3e-4;
+  g.reps = 11;
+  CalibrationSample c;
+  c.kind = "collective";
+  c.op = "all_reduce";
+  c.dtype = "fp32";
+  c.bytes = 1048576;
+  c.ranks = 8;
+  c.algo = "auto";
+  c.median_s = 2e-5;
+  c.reps = 9;
+  return {g, c};
+}
+
+TEST(CalibrationStore, StoresRunsAndSamplesAndReadsThemBack) {
+  const auto path = temp_db("roundtrip");
+  {
+    auto store = CalibrationStore::open(path);
+    EXPECT_EQ(store.add_run(run_info(), samples()), 1);
+  }
+  const auto store = CalibrationStore::open(path);  // reopened: the schema is recognised
+  const auto runs = store.runs();
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].run.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(runs[0].run.sm_count, 132);
+  EXPECT_EQ(runs[0].run.nccl, "2.28.3");
+  EXPECT_EQ(runs[0].run.extra.at("l2_bytes"), "62914560");
+  EXPECT_EQ(runs[0].sample_count, 2);
+  const auto back = store.samples(1);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].m, 4096);
+  EXPECT_EQ(back[0].k, 2048);
+  EXPECT_DOUBLE_EQ(back[0].median_s, 1.25e-4);
+  EXPECT_EQ(back[1].ranks, 8);
+  EXPECT_EQ(back[1].algo, "auto");
+}
+
+TEST(CalibrationStore, RerunningAppendsANewRun) {
+  const auto path = temp_db("append");
+  for (int i = 0; i < 3; ++i) {
+    auto store = CalibrationStore::open(path);
+    store.add_run(run_info(), samples());
+  }
+  const auto store = CalibrationStore::open(path);
+  ASSERT_EQ(store.runs().size(), 3u);
+  EXPECT_EQ(store.runs()[2].id, 3);
+  EXPECT_EQ(store.samples(2).size(), 2u);
+}
+
+TEST(CalibrationStore, StoresFits) {
+  const auto path = temp_db("fits");
+  auto store = CalibrationStore::open(path);
+  const auto run = store.add_run(run_info(), samples());
+  store.add_fit({0, run, "", "h200", "gemm", "gemm_holdout_median=0.04\n", "format_version: 2\n"});
+  const auto fits = store.fits(run);
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_EQ(fits[0].profile_name, "h200");
+  EXPECT_EQ(fits[0].profile_yaml, "format_version: 2\n");
+  EXPECT_FALSE(fits[0].created_at.empty());
+}
+
+TEST(CalibrationStore, AFailedWriteLeavesNothingBehind) {
+  const auto path = temp_db("atomic");
+  auto store = CalibrationStore::open(path);
+  store.add_run(run_info(), samples());
+  auto bad = samples();
+  bad[1].median_s = std::numeric_limits<double>::quiet_NaN();  // SQLite stores NaN as NULL: NOT NULL fails
+  EXPECT_THROW(store.add_run(run_info(), bad), StoreError);
+  // Neither the second run nor its first (valid) sample was kept.
+  EXPECT_EQ(store.runs().size(), 1u);
+  EXPECT_EQ(store.samples(2).size(), 0u);
+}
+
+TEST(CalibrationStore, RefusesAFileThatIsNotSqlite) {
+  const auto path = temp_db("garbage");
+  std::ofstream(path) << "this is a CSV file, not a database\n1,2,3\n";
+  try {
+    (void)CalibrationStore::open(path);
+    FAIL() << "opened a non-database";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a clustersim calibration database"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CalibrationStore, RefusesAnotherApplicationsDatabase) {
+  const auto path = temp_db("foreign");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE photos(id INTEGER, name TEXT)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  try {
+    (void)CalibrationStore::open(path);
+    FAIL() << "opened a foreign database";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("another application"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CalibrationStore, RefusesANewerSchema) {
+  const auto path = temp_db("newer");
+  (void)CalibrationStore::open(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  try {
+    (void)CalibrationStore::open(path);
+    FAIL() << "opened a newer schema";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer than this build reads"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CalibrationStore, RefusesADamagedDatabase) {
+  const auto path = temp_db("damaged");
+  {
+    auto store = CalibrationStore::open(path);
+    std::vector<CalibrationSample> many(2000, samples()[0]);
+    store.add_run(run_info(), many);
+  }
+  // Overwrite a stretch in the middle of the file (past the header page) with garbage.
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8192);
+    const std::string junk(16384, '\x5a');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  EXPECT_THROW((void)CalibrationStore::open(path), StoreError);
+}
+
+TEST(SamplesFile, WritesAndReadsBack) {
+  std::stringstream s;
+  write_samples_header(s, run_info());
+  for (const auto& x : samples()) write_sample(s, x);
+  const SamplesFile f = read_samples(s, "mem");
+  EXPECT_EQ(f.run.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(f.run.mem_clock_mhz, 3201);
+  EXPECT_EQ(f.run.extra.at("l2_bytes"), "62914560");
+  ASSERT_EQ(f.samples.size(), 2u);
+  EXPECT_EQ(f.samples[0].n, 8192);
+  EXPECT_DOUBLE_EQ(f.samples[0].p90_s, 1.3e-4);
+  EXPECT_EQ(f.samples[1].op, "all_reduce");
+}
+
+TEST(SamplesFile, LocatesMalformedRows) {
+  std::stringstream s;
+  write_samples_header(s, run_info());
+  s << "gemm,gemm,bf16,64,64,x64,1,0,0,0,0,1,,1e-5,1e-5,1e-5,5,0\n";
+  try {
+    (void)read_samples(s, "bad.csv");
+    FAIL() << "accepted a malformed row";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 16);  // banner, 12 provenance lines, 1 extra (l2_bytes), column header
+    EXPECT_EQ(e.where().column, 6);
+    EXPECT_NE(e.message().find("k: \"x64\""), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cs
