@@ -43,7 +43,8 @@ BillOfMaterials build_bom(const ClusterInventory& inv, const RackPlan& racks, in
     add_each(bom, book, "network", c.fabric + " " + c.span + " " + medium + " cable: " + c.model.id, c.count, c.model);
   }
   for (const TransceiverGroup& t : inv.transceivers) {
-    add_each(bom, book, "network", t.fabric + (t.in_node ? " node-side" : " switch-side") + " transceiver: " + t.model.id,
+    add_each(bom, book, "network",
+             t.fabric + " " + t.span + (t.in_node ? " node-side" : " switch-side") + " transceiver: " + t.model.id,
              t.count, t.model);
   }
   for (const OtherPart& o : inv.other) add_each(bom, book, o.category, o.category + ": " + o.model.id, o.count, o.model);

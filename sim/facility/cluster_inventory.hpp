@@ -46,6 +46,7 @@ struct CableGroup {
 /// them); those in a switch add to the fabric power.
 struct TransceiverGroup {
   std::string fabric;
+  std::string span;  ///< the cables they terminate: "node-leaf", "leaf-spine", ...
   bool in_node = false;
   PriceRef model;  ///< price and power of one module
   int count = 0;

@@ -121,6 +121,7 @@ void read_prices(const InputNode& m, PriceChoice& p) {
   read_price_ref(m, "copper_cable", p.copper_cable);
   read_price_ref(m, "node_transceiver", p.node_transceiver);
   read_price_ref(m, "switch_transceiver", p.switch_transceiver);
+  read_price_ref(m, "storage", p.storage);
   read_price_ref(m, "cloud_on_demand", p.cloud_on_demand);
   read_price_ref(m, "cloud_reserved", p.cloud_reserved);
   m.finish();
@@ -155,6 +156,10 @@ ReliabilityConfig::ReliabilityConfig()
 FacilityConfig parse_facility_config(const InputNode& section) {
   FacilityConfig c;
   if (!section.is_map()) section.fail("expected a mapping (the facility section)");
+  if (auto n = section.find("storage_capacity")) {
+    c.storage_capacity = n->as<Bytes>();
+    n->require(c.storage_capacity.value() >= 0, "must not be negative");
+  }
   if (auto n = section.find("cooling")) read_cooling(*n, c.cooling);
   if (auto n = section.find("power")) read_power(*n, c.power);
   if (auto n = section.find("site")) {

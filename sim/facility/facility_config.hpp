@@ -81,11 +81,13 @@ struct PriceChoice {
   PriceRef copper_cable{"dac-copper-placeholder"};
   PriceRef node_transceiver{"osfp-800g-twinport-mm"};
   PriceRef switch_transceiver{"osfp-800g-twinport-sm"};
+  PriceRef storage{"storage-parallel-fs"};
   PriceRef cloud_on_demand{"aws-p5-on-demand-2026"};
   PriceRef cloud_reserved{"gcp-a3-cud-3y-2025"};
 };
 
 struct FacilityConfig {
+  Bytes storage_capacity;  ///< shared file system bought with the cluster; 0: none
   CoolingConfig cooling;
   PowerConfig power;
   Site site = Site::colocation;

@@ -31,6 +31,7 @@ void check_price_choice(const PriceChoice& p, const PriceBook& book) {
   (void)book.at(p.copper_cable, PriceUnit::each);
   (void)book.at(p.node_transceiver, PriceUnit::each);
   (void)book.at(p.switch_transceiver, PriceUnit::each);
+  (void)book.at(p.storage, PriceUnit::per_terabyte);
   (void)book.at(p.cloud_on_demand, PriceUnit::per_hour);
   (void)book.at(p.cloud_reserved, PriceUnit::per_hour);
 }

@@ -226,7 +226,7 @@ std::string tco_table(const TcoReport& t) {
     }
     const std::string qty = row.quantity ? fmt::format("{:>10.6g} {:<4}", *row.quantity, row.quantity_unit) : "";
     const std::string value = std::isnan(row.value) ? "-" : fmt::format("{:.6g}", row.value);
-    out += fmt::format("  {:<52} {:>15} {:>14} {:<10} {}\n", row.item, qty, value, row.unit, row.source);
+    out += fmt::format("  {:<66} {:>15} {:>14} {:<10} {}\n", row.item, qty, value, row.unit, row.source);
   }
   if (!t.warnings.empty()) out += "\n";
   for (const std::string& w : t.warnings) out += "warning: " + w + "\n";

@@ -38,6 +38,7 @@ TEST(FacilityConfig, EmptySectionTakesDefaults) {
 
 TEST(FacilityConfig, LiquidCoolingChangesTheDefaultsAndKeysOverrideThem) {
   const FacilityConfig c = parse(R"(facility:
+  storage_capacity: 2PB
   cooling: {type: liquid, rack_power_budget: 100kW, row_power_budget: 1MW}
   power: {gpu_power_cap: 600W}
   site: build
@@ -47,6 +48,7 @@ TEST(FacilityConfig, LiquidCoolingChangesTheDefaultsAndKeysOverrideThem) {
   price_overrides:
     - {id: qm9700, price: 40000USD}
 )");
+  EXPECT_DOUBLE_EQ(c.storage_capacity.value(), 2e15);
   EXPECT_EQ(c.cooling.kind, Cooling::liquid);
   EXPECT_DOUBLE_EQ(c.cooling.pue, 1.15);
   EXPECT_DOUBLE_EQ(c.cooling.rack_power_budget.value(), 100e3);
@@ -57,15 +59,15 @@ TEST(FacilityConfig, LiquidCoolingChangesTheDefaultsAndKeysOverrideThem) {
   EXPECT_EQ(c.reliability.spare_nodes, 2);
   EXPECT_DOUBLE_EQ(c.reliability.write_bandwidth_per_node.value(), 10e9);
   EXPECT_EQ(c.prices.cloud_on_demand.id, "lambda-h100-sxm-2024");
-  EXPECT_EQ(c.prices.cloud_on_demand.where.line, 7);
+  EXPECT_EQ(c.prices.cloud_on_demand.where.line, 8);
   ASSERT_EQ(c.price_overrides.size(), 1u);
-  EXPECT_EQ(c.price_overrides[0].where.line, 9);
+  EXPECT_EQ(c.price_overrides[0].where.line, 10);
 }
 
 TEST(FacilityConfig, BadInputsGiveLocatedErrors) {
   EXPECT_EQ(error_of("facility:\n  colour: blue\n"),
             "scenario.yaml:2:3: facility.colour: unknown key (expected one of: cooling, finance, power, "
-            "price_overrides, prices, reliability, site)");
+            "price_overrides, prices, reliability, site, storage_capacity)");
   EXPECT_EQ(error_of("facility:\n  cooling: {type: oil}\n"),
             "scenario.yaml:2:19: facility.cooling.type: expected air or liquid, got \"oil\"");
   EXPECT_EQ(error_of("facility:\n  cooling: {rack_power_budget: 40}\n"),
@@ -88,7 +90,7 @@ TEST(FacilityConfig, BadInputsGiveLocatedErrors) {
   EXPECT_EQ(error_of("facility:\n  prices: {electricity: x, gas: y}\n"),
             "scenario.yaml:2:28: facility.prices.gas: unknown key (expected one of: cloud_on_demand, "
             "cloud_reserved, colocation, copper_cable, electricity, facility_build, node_support, node_transceiver, "
-            "optical_cable, rack, staff, switch_transceiver)");
+            "optical_cable, rack, staff, storage, switch_transceiver)");
   EXPECT_EQ(error_of("facility: 5\n"), "scenario.yaml:1:11: facility: expected a mapping (the facility section)");
 }
 

@@ -40,7 +40,7 @@ inline ClusterInventory small_inventory() {
   inv.node = NodeKind{.price = "node", .gpus_per_node = 2, .rack_units = 2, .nics_per_node = 2, .nic_price_id = ""};
   inv.switches.push_back({"compute", "leaf", "switch", 1, 1});
   inv.cables.push_back({"compute", "node-leaf", CableMedium::optical, "cable", 2});
-  inv.transceivers.push_back({"compute", false, "optic", 2});
+  inv.transceivers.push_back({"compute", "node-leaf", false, "optic", 2});
   inv.storage_capacity = Bytes{10e12};
   inv.storage_price = "disk";
   return inv;
@@ -76,6 +76,7 @@ inline FacilityConfig small_config() {
   c.prices = PriceChoice{.electricity = "power", .colocation = "colo", .facility_build = "build",
                          .node_support = "support", .staff = "staff", .rack = "rack", .optical_cable = "cable",
                          .copper_cable = "cable", .node_transceiver = "optic", .switch_transceiver = "optic",
+                         .storage = "disk",
                          .cloud_on_demand = "od", .cloud_reserved = "rsv"};
   return c;
 }

@@ -30,8 +30,8 @@ inline ClusterInventory superpod_h100(int su) {
   inv.cables.push_back({"compute", "leaf-spine", CableMedium::optical, "fiber-mpo-placeholder", leaf_spine});
   // Twin-port 800G OSFP modules: 2 ports per cage. Switch side: every leaf cage (32) and the spine cages that
   // take the leaf uplinks (leaf_spine / 2) -> 1,536 at 4 SU; node side 4 per DGX -> 508 (Appendix, Table 8).
-  inv.transceivers.push_back({"compute", false, "osfp-800g-twinport-sm", 32 * leaves + leaf_spine / 2});
-  inv.transceivers.push_back({"compute", true, "osfp-800g-twinport-mm", 4 * inv.node_count});
+  inv.transceivers.push_back({"compute", "all tiers", false, "osfp-800g-twinport-sm", 32 * leaves + leaf_spine / 2});
+  inv.transceivers.push_back({"compute", "node-leaf", true, "osfp-800g-twinport-mm", 4 * inv.node_count});
   // Table 7: 4 UFM appliances and 5 management servers for the 4-SU build.
   inv.other.push_back({"management", "ufm-appliance-placeholder", 4, 1});
   inv.other.push_back({"management", "mgmt-server-placeholder", 5, 1});
