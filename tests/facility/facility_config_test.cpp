@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+#include <vector>
+
 #include "sim/input/input_node.hpp"
 
 namespace cs {
@@ -92,6 +96,51 @@ TEST(FacilityConfig, BadInputsGiveLocatedErrors) {
             "cloud_reserved, colocation, copper_cable, electricity, facility_build, node_support, node_transceiver, "
             "optical_cable, rack, staff, storage, switch_transceiver)");
   EXPECT_EQ(error_of("facility: 5\n"), "scenario.yaml:1:11: facility: expected a mapping (the facility section)");
+}
+
+}  // namespace
+}  // namespace cs
+
+namespace cs {
+namespace {
+
+/// The keys a section accepts, as the parser itself lists them when it meets an unknown one.
+std::vector<std::string> accepted_keys(const std::string& yaml) {
+  const std::string message = error_of(yaml);
+  const std::string marker = "expected one of: ";
+  const std::size_t start = message.find(marker);
+  if (start == std::string::npos) return {};
+  std::vector<std::string> keys;
+  std::string rest = message.substr(start + marker.size());
+  rest = rest.substr(0, rest.find(')'));
+  for (std::size_t pos = 0; pos < rest.size();) {
+    const std::size_t comma = rest.find(", ", pos);
+    keys.push_back(rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    pos = comma == std::string::npos ? rest.size() : comma + 2;
+  }
+  return keys;
+}
+
+TEST(FacilityConfig, EveryAcceptedKeyIsDocumented) {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/docs/tco.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string text = doc.str();
+  ASSERT_FALSE(text.empty());
+  std::size_t checked = 0;
+  for (const char* yaml : {"facility: {zzz: 1}\n", "facility: {cooling: {zzz: 1}}\n", "facility: {power: {zzz: 1}}\n",
+                           "facility: {reliability: {zzz: 1}}\n", "facility: {finance: {zzz: 1}}\n",
+                           "facility: {prices: {zzz: 1}}\n"}) {
+    const std::vector<std::string> keys = accepted_keys(yaml);
+    EXPECT_FALSE(keys.empty()) << yaml;
+    for (const std::string& k : keys) {
+      // A key appears as `key` in a table, or as `facility.key` in a heading.
+      const bool documented = text.find("`" + k + "`") != std::string::npos || text.find("." + k + "`") != std::string::npos;
+      EXPECT_TRUE(documented) << k << " (from " << yaml << ") is not in docs/tco.md";
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 40u);
 }
 
 }  // namespace
