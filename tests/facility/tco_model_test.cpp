@@ -80,6 +80,21 @@ TEST(Tco, BuildingTheFacilityAddsCapexAndDropsRent) {
   EXPECT_NEAR(usd_per_year(t.fixed_per_year), 22840.0 + 2220.0 + 1000.0, 1e-6);
 }
 
+TEST(Tco, UtilisationResidualValueAndRunEnergy) {
+  FacilityConfig c = test::small_config();
+  c.finance.utilisation = 0.5;
+  c.finance.residual_value = 0.25;
+  const TcoReport t = small_tco(c);
+  // Capital at r = 0: 114,200 x (1 - 0.25) x 1/5 = 17,130 USD/yr.
+  EXPECT_NEAR(usd_per_year(t.capital_per_year), 17130.0, 1e-6);
+  // Electricity half idle, half busy: 0.5 x 946.728 + 0.5 x 2,582.4636 = 1,764.5958 USD/yr.
+  EXPECT_NEAR(usd_per_year(t.tco_per_year), 17130.0 + 2664.0 + 1000.0 + 1764.5958, 1e-6);
+  // Per used GPU-hour: 22,558.5958 / (2 x 8,766 x 0.5) = 2.573420 USD/h.
+  EXPECT_NEAR(t.owned_per_used_gpu_hour.value(), 22558.5958 / 8766.0, 1e-9);
+  // The run at the meter: 2,946 W x 10,000 s / goodput 0.994705 = 29,616,821 J.
+  EXPECT_NEAR(t.run_energy_facility.value(), 29616821.0, 2.0);
+}
+
 TEST(Tco, EveryChosenPriceIsCheckedBeforeAnythingRuns) {
   FacilityConfig c = test::small_config();
   c.prices.staff = PriceRef{"colo", {"s.yaml", 12, 10}, "facility.prices.staff"};  // staff_fte is 0, still checked
