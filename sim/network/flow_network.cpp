@@ -35,10 +35,31 @@ void FlowNetwork::start(std::span<const ChannelId> route, Bytes bytes, Time late
   flow.rate = 0;
   flow.active = false;
   if (latency > Time::zero()) {
-    engine_.schedule_in(latency, [this, f] { activate(f); });
+    waiting_.push_back({engine_.now() + latency, f, ++flow.version});
+    std::push_heap(waiting_.begin(), waiting_.end(), std::greater<>{});
+    arm_activation();
   } else {
     activate(f);
   }
+}
+
+void FlowNetwork::arm_activation() {
+  if (waiting_.empty() || waiting_.front().at >= activation_wakeup_) return;
+  activation_wakeup_ = waiting_.front().at;
+  engine_.schedule_at(activation_wakeup_, [this] {
+    if (engine_.now() == activation_wakeup_) activation_wakeup_ = Time::max();
+    activate_due();
+  });
+}
+
+void FlowNetwork::activate_due() {
+  while (!waiting_.empty() && waiting_.front().at <= engine_.now()) {
+    const std::uint32_t f = waiting_.front().flow;
+    std::pop_heap(waiting_.begin(), waiting_.end(), std::greater<>{});
+    waiting_.pop_back();
+    activate(f);
+  }
+  arm_activation();
 }
 
 void FlowNetwork::activate(std::uint32_t f) {

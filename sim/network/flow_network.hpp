@@ -7,7 +7,8 @@
 //
 // Complexity per re-solve of a component with F flows, C channels and H hops per flow:
 // O((F*H + C) log C) (a heap of channel fair shares). Starts and ends at the same instant are batched into one
-// re-solve. Flow records live in a slab with a free list, so steady-state operation does not allocate.
+// re-solve, and all activations (ends of latency phases) at one instant share one engine event. Flow records
+// live in a slab with a free list, so steady-state operation does not allocate.
 #pragma once
 
 #include <cstdint>
@@ -90,6 +91,8 @@ class FlowNetwork {
   };
 
   void activate(std::uint32_t f);
+  void activate_due();
+  void arm_activation();
   void finish_due();
   void solve();
   void request_solve();
@@ -102,6 +105,8 @@ class FlowNetwork {
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_;
   std::vector<Due> due_;      // min-heap (std::greater) of completion times; stale entries skipped
+  std::vector<Due> waiting_;  // min-heap of flows in their latency phase, by activation time
+  Time activation_wakeup_ = Time::max();
   std::vector<ChannelId> dirty_;
   bool solve_pending_ = false;
   Time wakeup_ = Time::max();
