@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/collectives/flow_collectives.hpp"
 #include "sim/collectives/network_options.hpp"
@@ -157,6 +159,61 @@ TEST(NetworkOptions, FactoryAndJsonSayWhichBackendAndCalibration) {
   o.backend = NetworkBackend::analytic;
   auto analytic = make_collective_model(engine, t, o);
   EXPECT_EQ(network_json(*analytic, o, engine.now())["backend"], "analytic (no contention)");
+}
+
+}  // namespace
+}  // namespace cs
+
+namespace cs {
+namespace {
+
+TEST(Calibration, CsvReplacesTheDefaultsAndReportsBadRows) {
+  const std::string path = std::string(CS_BINARY_DIR) + "/calibration_test.csv";
+  {
+    std::ofstream out(path);
+    out << "algorithm,link_class,min_bytes,bandwidth_efficiency,base_latency,step_latency\n"
+        << "ring,nvlink,0B,0.5,1us,0us\n"
+        << "ring,nvlink,1MiB,0.8,1us,0us\n";
+  }
+  const CollectiveCalibration c = CollectiveCalibration::load_csv(path);
+  EXPECT_NE(c.source().find(path), std::string::npos);
+  EXPECT_DOUBLE_EQ(c.lookup(CollectiveAlgorithm::ring, LinkClass::nvlink, Bytes{1000}).bandwidth_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(c.lookup(CollectiveAlgorithm::ring, LinkClass::nvlink, Bytes{4e6}).bandwidth_efficiency, 0.8);
+  // Untouched entries keep the datasheet defaults (NVLS 0.85 on Hopper).
+  EXPECT_DOUBLE_EQ(c.lookup(CollectiveAlgorithm::nvls, LinkClass::nvlink, Bytes{4e6}).bandwidth_efficiency, 0.85);
+  // Ring on 8 H100 at efficiency 0.8, 1 us base, no step overhead: the bandwidth term grows by 1/0.8.
+  const Topology t = load_topology("dgx-h100", 8);
+  const double S = 1e9, B = 18 * 25e9 * 0.824;
+  const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(8)}, "", CollectiveAlgorithm::ring}, c);
+  const double expected = 2.0 * 7 / 8 * S / (B * 0.8) + 14 * t.route(0, 1).latency.seconds() + 1e-6;
+  EXPECT_NEAR(got.seconds(), expected, 5e-9);
+  {
+    std::ofstream out(path);
+    out << "algorithm,link_class,min_bytes,bandwidth_efficiency,base_latency,step_latency\n"
+        << "ring,nvlink,0B,1.5,1us,0us\n";
+  }
+  try {
+    (void)CollectiveCalibration::load_csv(path);
+    FAIL() << "efficiency 1.5 accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(":2:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Determinism, SameRequestsSameTimesAndLinkStatistics) {
+  const Topology t = load_topology("dgx-h100", 256);
+  auto once = [&] {
+    EventEngine engine;
+    NetworkOptions o;
+    auto model = make_collective_model(engine, t, o);
+    CollectiveRequest dp{CollectiveKind::all_reduce, Bytes{3e8}, {}, "dp"};
+    for (int j = 0; j < 8; ++j) dp.groups.push_back(iota(32, j, 8));
+    model->start(dp, [] {});
+    model->start({CollectiveKind::all_to_all, Bytes{1e8}, {iota(16, 0, 16)}, "ep"}, [] {});
+    engine.run();
+    return network_json(*model, o, engine.now()).dump() + to_string(engine.now());
+  };
+  EXPECT_EQ(once(), once());
 }
 
 }  // namespace
