@@ -32,6 +32,7 @@ void FlowNetwork::start(std::span<const ChannelId> route, Bytes bytes, Time late
   flow.pos.resize(route.size());
   flow.done = std::move(done);
   flow.bytes = flow.remaining = bytes.value();
+  flow.started = engine_.now();
   flow.rate = 0;
   flow.active = false;
   if (latency > Time::zero()) {
@@ -129,6 +130,7 @@ void FlowNetwork::finish_due() {
   // Callbacks last: they may start flows (and grow flows_), so each is moved out before it runs.
   for (std::size_t i = 0; i < finished_.size(); ++i) {
     const std::uint32_t f = finished_[i];
+    if (observer_) observer_(FlowRecord{flows_[f].started, engine_.now(), flows_[f].bytes, flows_[f].route});
     std::function<void()> done = std::move(flows_[f].done);
     flows_[f].done = nullptr;
     free_.push_back(f);

@@ -30,6 +30,14 @@ struct ChannelStats {
   int flows = 0;         ///< flows that crossed it
 };
 
+/// What an observer sees when a flow ends (tracing, custom statistics).
+struct FlowRecord {
+  Time started;                       ///< when start() was called
+  Time ended;
+  double bytes = 0;
+  std::span<const ChannelId> route;   ///< valid during the callback only
+};
+
 class FlowNetwork {
  public:
   FlowNetwork(EventEngine& engine, const Topology& topology);
@@ -40,6 +48,10 @@ class FlowNetwork {
   /// before the bytes move. `done` runs on the engine when the last byte arrives. A route with no channel
   /// (a GPU to itself) or zero bytes completes after `latency`.
   void start(std::span<const ChannelId> route, Bytes bytes, Time latency, std::function<void()> done);
+
+  /// Subscribes `observer` to every flow's end (one observer; pass nullptr to remove). Runs before the flow's
+  /// own completion callback.
+  void on_flow_end(std::function<void(const FlowRecord&)> observer) { observer_ = std::move(observer); }
 
   [[nodiscard]] const Topology& topology() const noexcept { return topo_; }
   [[nodiscard]] const ChannelStats& stats(ChannelId c) const { return channels_[c].stats; }
@@ -59,6 +71,7 @@ class FlowNetwork {
     std::vector<std::uint32_t> pos;  // index of this flow in each route channel's list
     std::function<void()> done;
     double bytes = 0;
+    Time started;
     double remaining = 0;
     double rate = 0;
     Time last;
@@ -101,6 +114,7 @@ class FlowNetwork {
 
   EventEngine& engine_;
   const Topology& topo_;
+  std::function<void(const FlowRecord&)> observer_;
   std::vector<Channel> channels_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_;

@@ -35,6 +35,8 @@ TEST(FlowNetwork, TwoFlowsOnOneLinkGetHalfEach) {
   ASSERT_EQ(r.channels.size(), 2U);
   ASSERT_EQ(r.latency, Time::us(2));
   Time end_a, end_b;
+  std::vector<FlowRecord> seen;
+  net.on_flow_end([&](const FlowRecord& rec) { seen.push_back({rec.started, rec.ended, rec.bytes, {}}); });
   net.start(r.channels, Bytes{0.5e9}, r.latency, [&] { end_a = engine.now(); });
   net.start(r.channels, Bytes{1e9}, r.latency, [&] { end_b = engine.now(); });
   engine.run(Time::us(3));
@@ -47,6 +49,9 @@ TEST(FlowNetwork, TwoFlowsOnOneLinkGetHalfEach) {
   EXPECT_EQ(end_a, Time::us(2) + Time::ms(100));
   // B: 0.5 GB by then at 5 GB/s, the other 0.5 GB alone at 10 GB/s = 50 ms: 150 ms + 2 us.
   EXPECT_EQ(end_b, Time::us(2) + Time::ms(150));
+  ASSERT_EQ(seen.size(), 2U);
+  EXPECT_EQ(seen[0].ended, end_a);
+  EXPECT_DOUBLE_EQ(seen[1].bytes, 1e9);
   EXPECT_EQ(net.stats(r.channels[0]).peak_flows, 2);
   EXPECT_DOUBLE_EQ(net.stats(r.channels[0]).bytes, 1.5e9);
   EXPECT_EQ(net.busy_time(r.channels[0]), Time::ms(150));
