@@ -65,12 +65,27 @@ TEST(EfficiencySurface, ClampsToTheFittedRange) {
   EXPECT_NEAR(s.efficiency(outside), std::exp(-0.4), 1e-12);
 }
 
-TEST(GemmFit, MisalignmentPenalties) {
-  // bf16: k = 4096 -> 8192 bytes (16-byte aligned, 0); m = 4095 -> 8190 bytes (2-byte aligned, 3).
-  EXPECT_EQ(GemmFit::penalties({4095, 64, 4096, DType::bf16, 1}), (std::vector<double>{0, 3}));
-  // fp32, k = 1001 -> 4004 bytes: 4-byte aligned, 2. fp8 writes bf16: m = 8 -> 16 bytes, aligned.
-  EXPECT_EQ(GemmFit::penalties({64, 64, 1001, DType::fp32, 1}), (std::vector<double>{2, 0}));
+TEST(GemmFit, AlignmentClasses) {
+  // bf16: k = 4096 -> 8192 bytes (16-byte aligned); m = 4095 -> 8190 bytes (2-byte aligned): class {1, 0}.
+  EXPECT_EQ(GemmFit::penalties({4095, 64, 4096, DType::bf16, 1}), (std::vector<double>{1, 0}));
+  // fp32, k = 1001 -> 4004 bytes: 4-byte aligned, class {0, 1}. fp8 writes bf16: m = 8 -> 16 bytes, aligned.
+  EXPECT_EQ(GemmFit::penalties({64, 64, 1001, DType::fp32, 1}), (std::vector<double>{0, 1}));
   EXPECT_EQ(GemmFit::penalties({8, 64, 16, DType::fp8, 1}), (std::vector<double>{0, 0}));
+}
+
+TEST(GemmFit, MisalignedShapesHitTheirCeiling) {
+  // Aligned: no tiles, no launch, efficiency e^-0.5 = 0.61. Misaligned ceilings: 10% (2-byte), 20% (4/8).
+  GemmFit g;
+  g.surface.degree = 0;
+  g.surface.log_min = {0, 0, 0};
+  g.surface.log_max = {10, 10, 10};
+  g.surface.coefficients = {-0.5};
+  g.misaligned_caps = {0.1, 0.2};
+  const FlopRate peak{1e15};
+  const GemmShape aligned{4096, 4096, 4096, DType::bf16, 1}, odd{4095, 4096, 4096, DType::bf16, 1};
+  EXPECT_NEAR(g.time(aligned, 100, peak).seconds(), aligned.flops().value() / (1e15 * std::exp(-0.5)), 1e-9);
+  // 2-byte aligned: max(FLOPs / (peak * 0.61), FLOPs / (peak * 0.1)) = FLOPs / 1e14.
+  EXPECT_NEAR(g.time(odd, 100, peak).seconds(), odd.flops().value() / 1e14, 1e-9);
 }
 
 std::string measured_profile(const std::string& extra) {

@@ -105,6 +105,27 @@ TEST(FlowNetwork, SharedPcieUplinkSlowsTheGpuBehindIt) {
   EXPECT_LT(net.rates_on(gpu_route[0])[0], u);
 }
 
+TEST(FlowNetwork, ANicOnAGpuSwitchTakesBandwidthFromThatGpu) {
+  // Two pcie-4090 boxes. The NIC sits on PCIe switch 0 with GPUs 0 and 1. Flow A: GPU 2 -> GPU 0 comes down
+  // switch 0's uplink (root complex -> switch 0), capacity U = 31.5 GB/s x 0.9. Flow B: GPU 3 -> GPU 8 on the
+  // other box leaves through that NIC, so it comes down the same uplink. Alone, A gets U; together both get U/2
+  // (B's own limit, the 200 Gb/s port at 24.2 GB/s, is above U/2).
+  const Topology t = load_topology("pcie-4090", 16);
+  const double u = 31.5e9 * 0.9;
+  const RouteView a = t.route(2, 0);
+  const std::vector<ChannelId> ra(a.channels.begin(), a.channels.end());
+  const RouteView b = t.route(3, 8);
+  const std::vector<ChannelId> rb(b.channels.begin(), b.channels.end());
+  EventEngine engine;
+  FlowNetwork net(engine, t);
+  net.start(ra, Bytes{1e12}, Time::zero(), [] {});
+  engine.run(Time::us(1));
+  EXPECT_DOUBLE_EQ(net.rates_on(ra.back())[0], u);
+  net.start(rb, Bytes{1e12}, Time::zero(), [] {});
+  engine.run(Time::us(2));
+  EXPECT_DOUBLE_EQ(net.rates_on(ra.back())[0], u / 2);
+}
+
 /// Nodes of one GPU and one NIC under a k-ary fat-tree whose leaves have `radix` ports, `oversub` down:up.
 Topology small_fat_tree(int radix, double oversub) {
   FabricSpec f;

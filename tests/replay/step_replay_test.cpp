@@ -84,6 +84,30 @@ TEST(StepReplay, Zero3GathersParametersBeforeEachUnit) {
   EXPECT_EQ(r.breakdown.dp_comm, Time::ns(106'486));
 }
 
+// Single-process DataParallel: one reduce of all 8,339,456 B of gradients to GPU 0 after the backward pass,
+// S/B + a = 83.395 us (rounded up) + 10 us = 93.395 us; the optimizer (0.1 ms); then GPU 0 broadcasts the
+// 16-bit parameters, 4,169,728 B / 100 GB/s + 10 us = 41.698 + 10 = 51.698 us:
+//   83.2 + 0.093395 + 0.1 + 0.051698 = 83.445093 ms.
+TEST(StepReplay, SingleProcessDataParallelReducesToOneGpuThenBroadcasts) {
+  DpFixture f;
+  f.plan.single_process_dp = true;
+  const StepResult r = f.run();
+  EXPECT_EQ(r.step_time, Time::ns(83'445'093));
+  EXPECT_EQ(r.breakdown.dp_comm, Time::ns(93'395));
+  EXPECT_EQ(r.breakdown.param_gather, Time::ns(51'698));
+}
+
+// PowerSGD at ratio 0.1: each 4,169,728 B bucket costs one 0.1 ms bandwidth-bound pass (FixedCostModel) and an
+// all-reduce of 416,972.8 B: 2*7/8 * 416972.8 B / 100 GB/s = 7.298 us (rounded up) + 140 us = 147.298 us.
+// The last bucket is released at 83.2 ms: 83.2 + 0.1 + 0.147298 + 0.1 (optimizer) = 83.547298 ms.
+TEST(StepReplay, PowerSgdShrinksTrafficAtAComputeCost) {
+  DpFixture f;
+  f.train.compression = GradCompression::powersgd;
+  f.train.compression_ratio = 0.1;
+  const StepResult r = f.run();
+  EXPECT_EQ(r.step_time, Time::ns(83'547'298));
+}
+
 // Model FLOPs (Megatron convention), per GPU and micro-batch, T = 128 tokens:
 //   per layer forward: QKV 2*T*h*3h + attention 4*T*T*h + projection 2*T*h*h + FFN 2 * 2*T*h*4h
 //                    = 50,331,648 + 16,777,216 + 16,777,216 + 134,217,728 = 218,103,808

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "sim/core/error.hpp"
@@ -164,6 +165,40 @@ TEST(Topology, RejectsImpossibleGpuCounts) {
   EXPECT_THROW((void)load_topology("dgx-h100", 12), InputError);
   EXPECT_THROW((void)load_topology("dgx-h100-ib-switch", 72), InputError);  // 72 NIC ports > 64
   EXPECT_THROW((void)load_topology("no-such-topology", 8), InputError);
+}
+
+TEST(Topology, EveryShippedFileLoads) {
+  const std::pair<const char*, int> files[] = {
+      {"dgx-h100", 8},           {"dgx-h200", 2048},        {"dgx-a100", 640},   {"pcie-4090", 64},
+      {"dgx-h100-ib-switch", 64}, {"hgx-h100-roce", 1024},  {"dgx-h100-rail-only", 1024},
+      {"dgx-h100-fat-tree-2to1", 512}, {"dgx-h100-torus", 128}, {"dgx-h100-hypercube", 256}};
+  for (const auto& [name, gpus] : files) {
+    const Topology t = load_topology(name, gpus);
+    EXPECT_EQ(t.gpu_count(), gpus) << name;
+    EXPECT_NO_THROW((void)t.route(0, gpus - 1)) << name;
+    EXPECT_FALSE(t.report().empty());
+  }
+  // 2:1 fat-tree on 64-port switches: leaves of 42 NIC ports down, 21 up; 512 NIC ports fill 13 leaves.
+  const Topology ft = load_topology("dgx-h100-fat-tree-2to1", 512);
+  EXPECT_EQ(tier(ft.inventory(), "leaf")->count, (512 + 41) / 42);
+}
+
+TEST(Topology, ErrorsNameTheFileLineAndKey) {
+  const std::string path = std::string(CS_BINARY_DIR) + "/bad-topology.yaml";
+  {
+    std::ofstream out(path);
+    out << "format_version: 2\nname: bad\nnode:\n  name: x\n  gpus: 8\n  pcie:\n    generation: g\n"
+        << "    gpu_link: {bandwidth: 10GB/s, latency: 1us}\n  nics: {count: 1, link: {bandwidth: 100, latency: 1us}}\n"
+        << "fabric: {kind: none}\n";
+  }
+  try {
+    (void)load_topology(path, 8);
+    FAIL() << "a bandwidth without unit was accepted";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bad-topology.yaml:9:"), std::string::npos) << what;
+    EXPECT_NE(what.find("node.nics.link.bandwidth"), std::string::npos) << what;
+  }
 }
 
 TEST(Topology, ClassicAccessorsStillWork) {
