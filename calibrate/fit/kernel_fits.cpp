@@ -1,5 +1,7 @@
 #include "calibrate/fit/kernel_fits.hpp"
 
+#include "calibrate/fit/error_stats.hpp"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -100,6 +102,13 @@ Choice fit_surface(const SurfaceProblem& p, const std::vector<int>& degrees, dou
     (i % 5 == 4 ? valid : train).push_back(i);
   }
   const double t_min = *std::min_element(p.seconds.begin(), p.seconds.end());
+  // The efficiency never exceeds the best any fitted sample reached (at the candidate launch cost): the
+  // polynomial may overshoot near the corners of the fitted range, the hardware does not.
+  const auto ceiling = [&](const std::vector<std::size_t>& rows, double launch) {
+    double c = 0;
+    for (std::size_t i : rows) c = std::max(c, p.ideal[i] / std::max(p.seconds[i] - launch, 1e-12));
+    return c;
+  };
   Choice best;
   const std::vector<double> launches = fixed_launch >= 0 ? std::vector<double>{std::min(fixed_launch, 0.8 * t_min)}
                                                          : std::vector<double>{0.0, 1e-6, 2e-6, 3e-6, 4e-6, 5e-6, 6e-6};
@@ -110,7 +119,8 @@ Choice fit_surface(const SurfaceProblem& p, const std::vector<int>& degrees, dou
         const std::size_t npen = form > 0 ? p.penalties.front().size() : 0;
         const std::size_t params = EfficiencySurface::monomial_count(dims, degree) + npen * (form == 2 ? dims + 1 : 1);
         if (train.size() < 2 * params) continue;
-        const auto s = solve_surface(p, train, degree, form, launch, lo, hi);
+        auto s = solve_surface(p, train, degree, form, launch, lo, hi);
+        s.ceiling = ceiling(train, launch);
         double sse = 0;
         for (std::size_t i : valid) sse += std::pow(std::log(predict(p, i, s, launch) / p.seconds[i]), 2);
         const double score = sse / static_cast<double>(std::max<std::size_t>(valid.size(), 1));
@@ -142,6 +152,7 @@ Choice fit_surface(const SurfaceProblem& p, const std::vector<int>& degrees, dou
     }
   }
   best.surface = solve_surface(p, all, best.surface.degree, best.penalty_form, best.launch_s, lo, hi);
+  best.surface.ceiling = ceiling(all, best.launch_s);
   attach_residuals(best.surface, p, all, best.launch_s, best_width, best_prior, best_neighbours);
   return best;
 }
@@ -180,9 +191,51 @@ GemmFit fit_gemm(const std::vector<GemmSample>& samples, int sm_count, FlopRate 
     }
   }
   if (split) {
-    // Same tiles and launch cost; a lower-degree surface, as these samples are fewer.
-    const Choice c = fit_surface(problem(misaligned, best.tile_m, best.tile_n), {1, 2}, best.launch.seconds());
-    best.misaligned_surface = c.surface;
+    // Per alignment class, the compute ceiling (a fraction of peak) that best explains the misaligned samples
+    // as max(aligned model, ceiling), chosen among quantiles of their achieved efficiency; then a constant
+    // and a local correction over what remains.
+    const double launch_s = best.launch.seconds();
+    std::vector<double> base(misaligned.size()), flops(misaligned.size()), achieved(misaligned.size());
+    for (std::size_t i = 0; i < misaligned.size(); ++i) {
+      const auto& sh = misaligned[i].shape;
+      const double sizes[3] = {static_cast<double>(sh.m), static_cast<double>(sh.n), static_cast<double>(sh.k)};
+      base[i] = GemmFit::ideal_seconds(sh, best.tile_m, best.tile_n, sm_count, peak) /
+                best.surface.efficiency(sizes, GemmFit::penalties(sh));
+      flops[i] = sh.flops().value();
+      achieved[i] = flops[i] / (peak.value() * std::max(misaligned[i].seconds - launch_s, 1e-9));
+    }
+    best.misaligned_caps = {1.0, 1.0};
+    for (int cls = 0; cls < 2; ++cls) {
+      std::vector<std::size_t> in;
+      std::vector<double> eff;
+      for (std::size_t i = 0; i < misaligned.size(); ++i) {
+        if ((GemmFit::penalties(misaligned[i].shape)[0] != 0) == (cls == 0)) {
+          in.push_back(i);
+          eff.push_back(achieved[i]);
+        }
+      }
+      if (in.empty()) continue;
+      double best_err = std::numeric_limits<double>::infinity();
+      for (const double q : {0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0}) {
+        const double cap = quantile(eff, q);
+        double err = 0;
+        for (std::size_t i : in) {
+          err += std::pow(std::log(std::max(base[i], flops[i] / (peak.value() * cap)) /
+                                   std::max(misaligned[i].seconds - launch_s, 1e-9)),
+                          2);
+        }
+        if (err < best_err) {
+          best_err = err;
+          best.misaligned_caps[static_cast<std::size_t>(cls)] = cap;
+        }
+      }
+    }
+    SurfaceProblem p = problem(misaligned, best.tile_m, best.tile_n);
+    for (std::size_t i = 0; i < misaligned.size(); ++i) {
+      const double cap = best.misaligned_caps[GemmFit::penalties(misaligned[i].shape)[0] != 0 ? 0 : 1];
+      p.ideal[i] = std::max(base[i], flops[i] / (peak.value() * cap));
+    }
+    best.misaligned_surface = fit_surface(p, {0}, launch_s).surface;
   }
   return best;
 }

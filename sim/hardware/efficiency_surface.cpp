@@ -94,7 +94,8 @@ double EfficiencySurface::local_log(std::span<const double> logs, std::span<cons
 double EfficiencySurface::efficiency(std::span<const double> sizes, std::span<const double> penalties) const {
   const auto logs = clamp_logs(sizes);
   // The local part is a residual of ln(measured/predicted) = -ln(efficiency) correction, hence the minus.
-  return std::exp(smooth_log(logs, penalties) - local_log(logs, penalties));
+  const double e = std::exp(smooth_log(logs, penalties) - local_log(logs, penalties));
+  return ceiling > 0 ? std::min(e, ceiling) : e;
 }
 
 }  // namespace cs

@@ -19,6 +19,7 @@ struct EfficiencySurface {
   std::vector<double> log_min, log_max;  ///< per dimension, ln(size) range of the fit
   std::vector<double> coefficients;      ///< one per monomial, in the order of `features`
   std::vector<double> misaligned;        ///< per penalty a constant, then (affine form) one term per log
+  double ceiling = 0;                    ///< > 0: the efficiency never exceeds this (the best the fit saw)
   double smoother_width = 0;             ///< 0: no local part; with neighbours > 0, a multiple of the distance
                                          ///< to the neighbours-th nearest residual row (adaptive width)
   int smoother_neighbours = 0;

@@ -23,12 +23,14 @@ double GemmFit::ideal_seconds(const GemmShape& s, int tile_m, int tile_n, int sm
 std::vector<double> GemmFit::penalties(const GemmShape& s) {
   const auto in = static_cast<std::int64_t>(bytes_per_element(s.dtype));
   const std::int64_t out = s.dtype == DType::fp8 ? 2 : in;  // fp8 GEMMs write bf16
-  const auto penalty = [](std::int64_t bytes) {
-    int p = 4;
-    for (std::int64_t a = 1; a < 16 && bytes % (2 * a) == 0; a *= 2) --p;
-    return static_cast<double>(p);
+  // The kernel's vector width is set by the least-aligned leading dimension.
+  const auto alignment = [](std::int64_t bytes) {
+    std::int64_t a = 1;
+    while (a < 16 && bytes % (2 * a) == 0) a *= 2;
+    return a;
   };
-  return {penalty(s.k * in), penalty(s.m * out)};
+  const std::int64_t a = std::min(alignment(s.k * in), alignment(s.m * out));
+  return {a <= 2 ? 1.0 : 0.0, a == 4 || a == 8 ? 1.0 : 0.0};
 }
 
 Time GemmFit::time(const GemmShape& s, int sm_count, FlopRate peak) const {
@@ -36,9 +38,11 @@ Time GemmFit::time(const GemmShape& s, int sm_count, FlopRate peak) const {
   const double sizes[3] = {static_cast<double>(s.m), static_cast<double>(s.n), static_cast<double>(s.k)};
   const double ideal = ideal_seconds(s, tile_m, tile_n, sm_count, peak);
   const auto pen = penalties(s);
-  const bool aligned = pen[0] == 0 && pen[1] == 0;
-  const EfficiencySurface& e = aligned || misaligned_surface.coefficients.empty() ? surface : misaligned_surface;
-  return launch + Time::ceil_seconds(ideal / e.efficiency(sizes, pen));
+  const double aligned_s = ideal / surface.efficiency(sizes, pen);
+  if ((pen[0] == 0 && pen[1] == 0) || misaligned_caps.size() != 2) return launch + Time::ceil_seconds(aligned_s);
+  const double cap_s = s.flops().value() / (peak.value() * misaligned_caps[pen[0] != 0 ? 0 : 1]);
+  const double corr = misaligned_surface.coefficients.empty() ? 1.0 : misaligned_surface.efficiency(sizes, pen);
+  return launch + Time::ceil_seconds(std::max(aligned_s, cap_s) / corr);
 }
 
 std::vector<double> AttentionFit::sizes(const AttentionShape& s) {
@@ -82,6 +86,8 @@ EfficiencySurface parse_surface(const InputNode& n, std::size_t dims, std::size_
                                "needs " + std::to_string(EfficiencySurface::monomial_count(dims, s.degree)) +
                                    " values for degree " + std::to_string(s.degree));
   const std::size_t row = dims + penalties + 1;
+  s.ceiling = n.get_or<double>("ceiling", 0.0);
+  n.require(s.ceiling >= 0, "ceiling must not be negative");
   if (auto m = n.find("misaligned")) {
     s.misaligned = numbers(*m);
     m->require(penalties > 0 && (s.misaligned.size() == penalties * (dims + 1) || s.misaligned.size() == penalties),
@@ -139,6 +145,11 @@ MeasuredFits parse_measured_fits(const InputNode& root) {
       fit.tile_n = static_cast<int>(tile[1]);
       fit.launch = n.get<Time>("launch");
       fit.surface = parse_surface(n, 3, 2);
+      if (auto caps = n.find("misaligned_caps")) {
+        fit.misaligned_caps = numbers(*caps);
+        caps->require(fit.misaligned_caps.size() == 2 && fit.misaligned_caps[0] > 0 && fit.misaligned_caps[1] > 0,
+                      "needs two positive efficiency ceilings (1-2-byte, 4-8-byte alignment)");
+      }
       if (auto m = n.find("misaligned_surface")) {
         fit.misaligned_surface = parse_surface(*m, 3, 2);
         m->finish();
@@ -257,6 +268,7 @@ void write_surface(std::ostream& out, const EfficiencySurface& s, const char* in
       << indent << "log_max: " << list(s.log_max) << "\n"
       << indent << "coefficients: " << list(s.coefficients) << "\n";
   if (!s.misaligned.empty()) out << indent << "misaligned: " << list(s.misaligned) << "\n";
+  if (s.ceiling > 0) out << indent << "ceiling: " << g17(s.ceiling) << "\n";
   if (s.smoother_width > 0) {
     out << indent << "smoother:\n" << indent << "  width: " << g17(s.smoother_width) << "\n" << indent
         << "  prior: " << g17(s.smoother_prior) << "\n" << indent << "  neighbours: " << s.smoother_neighbours << "\n"
@@ -279,6 +291,7 @@ void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
       out << "  " << to_string(t) << ":\n    tile: [" << g.tile_m << ", " << g.tile_n << "]\n    launch: " << ns(g.launch)
           << "\n";
       write_surface(out, g.surface, "    ");
+      if (!g.misaligned_caps.empty()) out << "    misaligned_caps: " << list(g.misaligned_caps) << "\n";
       if (!g.misaligned_surface.coefficients.empty()) {
         out << "    misaligned_surface:\n";
         write_surface(out, g.misaligned_surface, "      ");

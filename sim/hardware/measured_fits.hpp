@@ -25,15 +25,20 @@ struct GemmFit {
   int tile_m = 0, tile_n = 0;
   Time launch;
   EfficiencySurface surface;  ///< dims: m, n, k; for 16-byte-aligned shapes (and all, without the next)
-  /// Shapes with a misaligned leading dimension run other cuBLAS kernels (narrower loads), so they get a
-  /// surface of their own, with the two misalignment penalties as terms. Empty coefficients: none.
+  /// Shapes with a misaligned leading dimension run other cuBLAS kernels (narrower loads). Their time is
+  /// the aligned model's or that of a lower compute ceiling, whichever is longer:
+  ///   max(ideal / efficiency_aligned, FLOPs / (peak * misaligned_caps[class])) / misaligned_surface
+  /// with class 0 for 1-2-byte and class 1 for 4-8-byte alignment. Empty: aligned model for all shapes.
+  std::vector<double> misaligned_caps;
   EfficiencySurface misaligned_surface;
 
   [[nodiscard]] Time time(const GemmShape& s, int sm_count, FlopRate peak) const;
   /// ideal (seconds) as defined above.
   [[nodiscard]] static double ideal_seconds(const GemmShape& s, int tile_m, int tile_n, int sm_count, FlopRate peak);
-  /// Misalignment of the TN layout's leading dimensions, k (A and B) and m (C): log2(16 / alignment in
-  /// bytes), 0 for 16-byte aligned up to 4 for 1-byte aligned.
+  /// The alignment class of the TN layout's leading dimensions, k (A and B) and m (C), whose least-aligned
+  /// one sets the width of cuBLAS's loads: {1, 0} for 1- or 2-byte alignment, {0, 1} for 4 or 8 bytes,
+  /// {0, 0} when both are 16-byte aligned. (The H200 calibration shows bf16 GEMMs capped near 115 TFLOP/s
+  /// with 2-byte alignment and near 220 TFLOP/s with 4- or 8-byte alignment, against ~800 aligned.)
   [[nodiscard]] static std::vector<double> penalties(const GemmShape& s);
 };
 
