@@ -62,7 +62,7 @@ class FlowNetwork {
   [[nodiscard]] std::size_t active_flows() const noexcept { return active_; }
   [[nodiscard]] std::uint64_t flows_started() const noexcept { return started_; }
   [[nodiscard]] std::uint64_t solves() const noexcept { return solves_; }
-  /// Largest component (flows) re-solved at once.
+  /// Most flows re-solved at once (the union of the components touched at one instant).
   [[nodiscard]] std::size_t largest_component() const noexcept { return largest_component_; }
 
  private:
