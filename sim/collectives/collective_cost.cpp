@@ -128,7 +128,11 @@ Time CollectiveCost::estimate(CollectiveAlgorithm a, CollectiveKind k, Bytes s, 
   const bool multi = g.nodes > 1;
   const double ring_bw = !multi ? B : std::min(std::min(m, nics) * b, m > 1 ? B * m / (m - 1) : 1e300);
   double seconds = 0;
-  const Time lat_links = path_latency(multi);
+  // Ring steps cost the mean edge latency of the ring: n - N intra-node edges and N node-crossing ones.
+  const Time lat_links =
+      multi && (a == CollectiveAlgorithm::ring || a == CollectiveAlgorithm::automatic || k != CollectiveKind::all_reduce)
+          ? Time::from_seconds(((n - N) * path_latency(false).seconds() + N * path_latency(true).seconds()) / n)
+          : path_latency(multi);
   double steps = 1;
   switch (k == CollectiveKind::all_reduce ? a : CollectiveAlgorithm::ring) {
     case CollectiveAlgorithm::automatic:
