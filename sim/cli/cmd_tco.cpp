@@ -4,86 +4,17 @@
 #include <memory>
 
 #include "sim/facility/tco_report.hpp"
-#include "sim/input/input_node.hpp"
 #include "sim/scenario/runner.hpp"
 
 namespace cs::cli {
 
-namespace {
-struct TcoArgs {
-  std::string scenario;
-  std::string pricebook;
-  std::string profile;
-  bool csv = false;
-};
-
-int rack_units_of(const PriceItem& item) {
-  if (!item.rack_units) {
-    throw InputError(item.where, item.id, "price-book entry needs rack_units to be placed in racks");
-  }
-  return *item.rack_units;
-}
-}  // namespace
-
-FacilityConfig load_facility_config(const std::string& scenario_path) {
-  const InputNode root = InputNode::load_file(scenario_path);
-  const auto section = root.find("facility");
-  return section ? parse_facility_config(*section) : FacilityConfig{};
-}
-
-ClusterInventory make_inventory(const Scenario& sc, const FacilityConfig& facility, const PriceBook& book) {
-  const FabricInventory& f = sc.topology.inventory();
-  ClusterInventory inv;
-  inv.name = sc.topology.name();
-  inv.node_count = sc.topology.nodes();
-  const PriceItem& node = book.for_model(f.node_model, "node of topology " + sc.topology.name());
-  inv.node = NodeKind{.price = node.id,
-                      .gpus_per_node = sc.topology.node().gpus,
-                      .rack_units = rack_units_of(node),
-                      .nics_per_node = inv.node_count > 0 ? f.nics / inv.node_count : 0,
-                      .nic_price_id = ""};  // the shipped node entries include their NICs
-  for (const SwitchTierCount& s : f.switches) {
-    const PriceItem& sw = book.for_model(s.model, s.tier + " switch of topology " + sc.topology.name());
-    inv.switches.push_back({"compute", s.tier, sw.id, s.count, rack_units_of(sw)});
-  }
-  const PriceChoice& p = facility.prices;
-  for (const CableTierCount& c : f.cables) {
-    inv.cables.push_back({"compute", c.tier, c.optical ? CableMedium::optical : CableMedium::copper,
-                          c.optical ? p.optical_cable : p.copper_cable, c.cables});
-    if (c.node_transceivers > 0) {
-      inv.transceivers.push_back({"compute", c.tier, true, p.node_transceiver, c.node_transceivers});
-    }
-    if (c.switch_transceivers > 0) {
-      inv.transceivers.push_back({"compute", c.tier, false, p.switch_transceiver, c.switch_transceivers});
-    }
-  }
-  inv.storage_capacity = facility.storage_capacity;
-  inv.storage_price = p.storage;
-  return inv;
-}
-
-RunProfile make_run_profile(const Scenario& sc, const RunResult& r) {
-  if (!sc.training.token_budget) {
-    throw InputError({sc.file, 0, 0}, "training.token_budget",
-                     "the cost of a training run needs a token budget (\"token_budget: 300e9\")");
-  }
-  const StepBreakdown& b = r.step.breakdown;
-  RunProfile run;
-  run.step_time = r.step.step_time;
-  run.fractions = fractions_from_times(b.compute, b.optimizer, b.tp_comm + b.cp_comm + b.ep_comm + b.dp_comm + b.param_gather,
-                                       b.pipeline_wait);
-  run.tokens_per_step = r.tokens_per_step;
-  run.token_budget = *sc.training.token_budget;
-  run.parameter_count = sc.model.total_params();
-  run.gpu = sc.profile.gpu;
-  return run;
-}
-
-TcoReport scenario_tco(const Scenario& sc, const RunResult& r, const FacilityConfig& facility, const PriceBook& book) {
-  return compute_tco(facility, make_inventory(sc, facility, book), make_run_profile(sc, r), book);
-}
-
 void register_tco_command(CLI::App& app) {
+  struct TcoArgs {
+    std::string scenario;
+    std::string pricebook;
+    std::string profile;
+    bool csv = false;
+  };
   auto args = std::make_shared<TcoArgs>();
   CLI::App* tco = app.add_subcommand(
       "tco", "Print the bill of materials, power, reliability, cost of ownership and cloud comparison of a scenario");
@@ -94,12 +25,14 @@ void register_tco_command(CLI::App& app) {
       ->type_name("NAME|FILE");
   tco->callback([args] {
     // Everything is loaded, checked and computed before anything is printed.
-    const Scenario sc = load_scenario(args->scenario, args->profile);
-    const FacilityConfig facility = load_facility_config(args->scenario);
-    const PriceBook book = args->pricebook.empty() ? PriceBook::load_default() : PriceBook::load(args->pricebook);
+    Scenario sc = load_scenario(args->scenario, args->profile);
+    sc.pricebook = args->pricebook;
+    if (!sc.training.token_budget) {
+      throw InputError({sc.file, 0, 0}, "training.token_budget",
+                       "the cost of a training run needs a token budget (\"token_budget: 300e9\")");
+    }
     const RunResult r = run_scenario(sc);
-    const TcoReport report = scenario_tco(sc, r, facility, book);
-    std::cout << (args->csv ? tco_csv(report) : tco_table(report));
+    std::cout << (args->csv ? tco_csv(*r.tco) : tco_table(*r.tco));
   });
 }
 

@@ -5,7 +5,10 @@
 #include <exception>
 #include <iostream>
 
+#include "sim/cli/cmd_collective.hpp"
+#include "sim/cli/cmd_cost.hpp"
 #include "sim/cli/cmd_run.hpp"
+#include "sim/cli/cmd_tco.hpp"
 #include "sim/cli/cmd_validate.hpp"
 #include "sim/cli/exit_codes.hpp"
 #include "sim/core/error.hpp"
@@ -16,6 +19,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "clustersim 0.1.0");
   cs::cli::register_run_command(app);
   cs::cli::register_validate_command(app);
+  cs::cli::register_tco_command(app);
+  cs::cli::register_cost_command(app);
+  cs::cli::register_collective_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

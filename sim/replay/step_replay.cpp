@@ -9,6 +9,13 @@
 
 namespace cs {
 
+/// One item of a stage's data-parallel stream: optional bandwidth-bound work (gradient compression) and then
+/// a collective.
+struct StepReplay::DpWork {
+  Time compute;
+  CollectiveRequest request;
+};
+
 struct StepReplay::Stage {
   std::vector<PipelineUnit> order;
   std::size_t next = 0;
@@ -17,7 +24,7 @@ struct StepReplay::Stage {
   std::vector<int> backward_done;   // per chunk
   std::vector<char> gathered;       // ZeRO-3: per unit of `order`, its chunk's parameters are gathered
   std::vector<char> gather_issued;
-  std::deque<CollectiveRequest> dp_queue;
+  std::deque<DpWork> dp_queue;
   bool dp_busy = false;
   int buckets_pending = 0;          // released but not yet reduced
   int buckets_unreleased = 0;       // scheduled for release later in a running unit
@@ -189,28 +196,52 @@ void StepReplay::release_buckets(int s, int chunk, Time start, Time duration) {
   if (plan_.dp * plan_.cp == 1) return;
   Stage& st = stages_[static_cast<std::size_t>(s)];
   const double grad_bytes = costs_.chunk_params(s, chunk) * 4.0;  // fp32 main gradients
-  const int buckets = std::max(1, static_cast<int>(std::ceil(grad_bytes / static_cast<double>(train_.grad_bucket_bytes))));
-  const CollectiveKind kind = plan_.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  // DataParallel reduces everything to GPU 0 in one go after the backward pass.
+  const bool single = plan_.single_process_dp;
+  const int buckets =
+      single ? 1 : std::max(1, static_cast<int>(std::ceil(grad_bytes / static_cast<double>(train_.grad_bucket_bytes))));
+  CollectiveKind kind = plan_.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
+  if (single) kind = CollectiveKind::reduce;
+  double wire_bytes = grad_bytes / buckets;
+  Time compress = Time::zero();
+  const double ratio = train_.compression_ratio;
+  const double dp = static_cast<double>(plan_.dp) * plan_.cp;
+  switch (train_.compression) {
+    case GradCompression::none: break;
+    case GradCompression::topk:
+      // Each rank gathers every rank's k (fp32 value, int32 index) pairs; selecting and scattering them back
+      // costs about three passes over the bucket.
+      kind = CollectiveKind::all_gather;
+      wire_bytes = grad_bytes / buckets / 4.0 * ratio * 8.0 * dp;
+      compress = costs_.memory_bound(Bytes{3.0 * grad_bytes / buckets});
+      break;
+    case GradCompression::powersgd:
+      // Low-rank factors (P and Q) of `ratio` of the bucket's size, all-reduced; two GEMM-like passes and
+      // the orthogonalisation cost about four passes over the bucket.
+      wire_bytes = grad_bytes / buckets * ratio;
+      compress = costs_.memory_bound(Bytes{4.0 * grad_bytes / buckets});
+      break;
+  }
   st.buckets_unreleased += buckets;
   for (int b = 0; b < buckets; ++b) {
     // Backward produces gradients at a steady rate: bucket b is complete after (b+1)/buckets of the unit.
     // Without overlap every bucket waits for the end of the backward pass.
-    const Time ready = train_.overlap.grad_reduce ? start + Time::from_seconds(duration.seconds() * (b + 1) / buckets)
-                                                  : start + duration;
-    CollectiveRequest req{kind, Bytes{grad_bytes / buckets}, layout_.dp_groups(s),
-                          "dp grad bucket " + std::to_string(b) + " chunk " + std::to_string(chunk)};
-    engine_.schedule_at(ready, [this, s, req = std::move(req)]() mutable {
+    const bool overlap = train_.overlap.grad_reduce && !single;
+    const Time ready = overlap ? start + Time::from_seconds(duration.seconds() * (b + 1) / buckets) : start + duration;
+    DpWork work{compress, CollectiveRequest{kind, Bytes{wire_bytes}, layout_.dp_groups(s),
+                                            "dp grad bucket " + std::to_string(b) + " chunk " + std::to_string(chunk)}};
+    engine_.schedule_at(ready, [this, s, work = std::move(work)]() mutable {
       Stage& stage = stages_[static_cast<std::size_t>(s)];
       --stage.buckets_unreleased;
-      enqueue_dp(s, std::move(req));
+      enqueue_dp(s, std::move(work));
     });
   }
 }
 
-void StepReplay::enqueue_dp(int s, CollectiveRequest req) {
+void StepReplay::enqueue_dp(int s, DpWork work) {
   Stage& st = stages_[static_cast<std::size_t>(s)];
   ++st.buckets_pending;
-  st.dp_queue.push_back(std::move(req));
+  st.dp_queue.push_back(std::move(work));
   pump_dp(s);
 }
 
@@ -218,18 +249,22 @@ void StepReplay::pump_dp(int s) {
   Stage& st = stages_[static_cast<std::size_t>(s)];
   if (st.dp_busy || st.dp_queue.empty()) return;
   st.dp_busy = true;
-  CollectiveRequest req = std::move(st.dp_queue.front());
+  DpWork work = std::move(st.dp_queue.front());
   st.dp_queue.pop_front();
   const Time start = engine_.now();
-  std::string name = req.label;
-  fabric_.start(req, [this, s, start, name = std::move(name)] {
-    Stage& stage = stages_[static_cast<std::size_t>(s)];
-    emit(s, "dp comm", name, start, engine_.now());
-    stage.dp_busy = false;
-    --stage.buckets_pending;
-    pump_dp(s);
-    maybe_finish(s);
-  });
+  auto communicate = [this, s, start, req = std::move(work.request)] {
+    std::string name = req.label;
+    fabric_.start(req, [this, s, start, name = std::move(name)] {
+      Stage& stage = stages_[static_cast<std::size_t>(s)];
+      emit(s, "dp comm", name, start, engine_.now());
+      stage.dp_busy = false;
+      --stage.buckets_pending;
+      pump_dp(s);
+      maybe_finish(s);
+    });
+  };
+  if (work.compute > Time::zero()) engine_.schedule_in(work.compute, std::move(communicate));
+  else communicate();
 }
 
 void StepReplay::maybe_finish(int s) {
@@ -248,14 +283,19 @@ void StepReplay::maybe_finish(int s) {
     emit(s, "compute", "optimizer step", stage.optimizer_start, engine_.now());
     const bool gather = plan_.zero_stage >= 1 && plan_.zero_stage < 3 && plan_.dp * plan_.cp > 1 &&
                         !train_.overlap.param_gather;
-    if (!gather) {
+    const bool broadcast = plan_.single_process_dp && plan_.dp > 1;
+    if (!gather && !broadcast) {
       stage.finish = engine_.now();
       return;
     }
-    // Distributed optimizer: every rank gathers the updated 16-bit parameters of its stage.
     double params = 0;
     for (int c = 0; c < virtual_; ++c) params += costs_.chunk_params(s, c);
-    CollectiveRequest req{CollectiveKind::all_gather, Bytes{params * 2.0}, layout_.dp_groups(s), "param all-gather"};
+    // Distributed optimizer: every rank gathers the updated 16-bit parameters of its stage. DataParallel:
+    // GPU 0 broadcasts the updated parameters (replicate() before the next forward).
+    const bool fp32 = train_.precision == DType::fp32 || train_.precision == DType::tf32;
+    CollectiveRequest req{broadcast ? CollectiveKind::broadcast : CollectiveKind::all_gather,
+                          Bytes{params * (broadcast && fp32 ? 4.0 : 2.0)}, layout_.dp_groups(s),
+                          broadcast ? "param broadcast" : "param all-gather"};
     const Time start = engine_.now();
     fabric_.start(req, [this, s, start] {
       Stage& st2 = stages_[static_cast<std::size_t>(s)];

@@ -67,12 +67,13 @@ class StepReplay {
 
  private:
   struct Stage;
+  struct DpWork;
   void try_start(int s);
   [[nodiscard]] bool zero3() const noexcept;
   void gather_params(int s, std::size_t index);
   void finish_unit(int s, std::size_t index, Time start);
   void release_buckets(int s, int chunk, Time start, Time duration);
-  void enqueue_dp(int s, CollectiveRequest req);
+  void enqueue_dp(int s, DpWork work);
   void pump_dp(int s);
   void maybe_finish(int s);
   void transfer(int from_vs, int to_vs, bool forward, int micro_batch);

@@ -66,7 +66,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
 
 UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
                      const ComputeCostModel& compute, const CollectiveEstimate& estimate)
-    : pp_(p.pp), plan_(p), train_(t) {
+    : compute_(compute), pp_(p.pp), plan_(p), train_(t) {
   const RankLayout layout(p);
   const int v = p.virtual_stages;
   const std::size_t n = static_cast<std::size_t>(p.pp * v);

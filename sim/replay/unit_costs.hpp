@@ -40,6 +40,8 @@ class UnitCosts {
   [[nodiscard]] double chunk_params(int stage, int chunk) const { return params_[index(stage, chunk)]; }
   /// The optimizer step of a stage (Adam over the GPU's shard of fp32 states).
   [[nodiscard]] Time optimizer(int stage) const { return optimizer_[static_cast<std::size_t>(stage)]; }
+  /// A bandwidth-bound kernel on this GPU (gradient compression passes).
+  [[nodiscard]] Time memory_bound(Bytes b) const { return compute_.memory_bound(b); }
 
  private:
   [[nodiscard]] std::size_t index(int stage, int chunk) const noexcept {
@@ -48,6 +50,7 @@ class UnitCosts {
   [[nodiscard]] UnitCost cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
                                  const CollectiveEstimate& estimate, const RankLayout& layout) const;
 
+  const ComputeCostModel& compute_;
   int pp_;
   std::vector<UnitCost> fwd_, bwd_;
   std::vector<double> params_;

@@ -1,5 +1,7 @@
 #include "sim/report/json_result.hpp"
 
+#include "sim/facility/tco_report.hpp"
+
 namespace cs {
 
 nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
@@ -50,9 +52,10 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
                         {"source", r.compute_provenance.kind},
                         {"reference", r.compute_provenance.description}};
   j["network"] = {{"model", r.network_model}};
-  j["power"] = nullptr;
-  j["tco"] = nullptr;
-  j["reliability"] = nullptr;
+  // Filled when the scenario gives a token budget (a training run to cost); null otherwise.
+  j["power"] = r.tco ? power_json(r.tco->power) : J(nullptr);
+  j["tco"] = r.tco ? tco_json(*r.tco) : J(nullptr);
+  j["reliability"] = r.tco ? reliability_json(r.tco->reliability) : J(nullptr);
   j["warnings"] = r.warnings;
   j["simulation"] = {{"events", r.step.events}};
   return j;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/facility/tco_report.hpp"
+
 namespace cs {
 
 std::string text_summary(const Scenario& sc, const RunResult& r) {
@@ -52,6 +54,7 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   line("compute", fmt::format("{} ({}: {})", r.compute_provenance.profile, r.compute_provenance.kind,
                               r.compute_provenance.description));
   line("network", r.network_model);
+  if (r.tco) out += "\n" + tco_summary(*r.tco);
   for (const auto& w : r.warnings) out += fmt::format("warning: {}\n", w);
   return out;
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/facility/tco_model.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/replay/step_replay.hpp"
 #include "sim/workload/memory_model.hpp"
@@ -27,6 +28,8 @@ struct RunResult {
   Provenance compute_provenance;
   std::string network_model;       ///< which communication model ran
   std::vector<std::string> warnings;
+  /// Power, reliability and cost; present when the scenario gives a token budget.
+  std::optional<TcoReport> tco;
 };
 
 }  // namespace cs

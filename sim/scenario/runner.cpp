@@ -2,6 +2,7 @@
 
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/core/event_engine.hpp"
+#include "sim/scenario/facility_link.hpp"
 
 namespace cs {
 
@@ -45,6 +46,15 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   if (r.compute_provenance.kind == "datasheet") {
     r.warnings.push_back("compute costs come from the datasheet profile \"" + r.compute_provenance.profile +
                          "\", not from a calibration");
+  }
+  if (sc.training.token_budget) {
+    const PriceBook book = sc.pricebook.empty() ? PriceBook::load_default() : PriceBook::load(sc.pricebook);
+    try {
+      r.tco = scenario_tco(sc, r, book);
+    } catch (const InputError& e) {
+      // A cluster whose parts the price book cannot price still gets its performance result.
+      r.warnings.push_back(std::string("no power or cost report: ") + e.what());
+    }
   }
   return r;
 }

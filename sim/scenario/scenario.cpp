@@ -21,7 +21,8 @@ auto located(const InputNode& where, F&& f) {
 
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
   const InputNode root = InputNode::load_file(path);
-  root.allow_only({"format_version", "name", "description", "model", "cluster", "parallelism", "training"});
+  root.allow_only({"format_version", "name", "description", "model", "cluster", "parallelism", "training",
+                  "facility"});
   Scenario sc;
   sc.file = path;
   const InputNode version = root.at("format_version");
@@ -46,6 +47,7 @@ Scenario load_scenario(const std::string& path, const std::string& profile_overr
 
   sc.plan = parse_parallel_plan(root.at("parallelism"));
   sc.training = parse_training_config(root.at("training"), sc.model);
+  if (auto f = root.find("facility")) sc.facility = parse_facility_config(*f);
   root.finish();
 
   check_plan(root.location(), sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);

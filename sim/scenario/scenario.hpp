@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "sim/facility/facility_config.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/topology/topology.hpp"
 #include "sim/workload/model_spec.hpp"
@@ -22,6 +23,8 @@ struct Scenario {
   int gpus = 0;
   Topology topology{"", NodeSpec{}, 0};
   DeviceProfile profile;
+  FacilityConfig facility;   ///< power, cooling, reliability and cost settings (defaults when absent)
+  std::string pricebook;     ///< price-book file; empty: data/pricebook.yaml
 };
 
 /// Reads and checks `path`; `profile_override` (a name or file), when not empty, replaces cluster.profile.

@@ -48,6 +48,11 @@ ParallelPlan parse_parallel_plan(const InputNode& n) {
   } else if (p.virtual_stages > 1) {
     p.schedule = PipelineSchedule::interleaved;
   }
+  if (auto m = n.find("dp_mode")) {
+    const auto v = m->as<std::string>();
+    m->require(v == "ddp" || v == "single-process", "must be ddp or single-process");
+    p.single_process_dp = v == "single-process";
+  }
   if (auto z = n.find("zero")) {
     p.zero_stage = z->as<int>();
     z->require(p.zero_stage >= 0 && p.zero_stage <= 3, "must be 0, 1, 2 or 3 (3 = FSDP)");
@@ -82,6 +87,16 @@ TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model)
     const double v = b->as<double>();
     b->require(v > 0, "must be a positive number of tokens");
     t.token_budget = v;
+  }
+  if (auto c = n.find("grad_compression")) {
+    const auto method = c->get<std::string>("method");
+    if (method == "topk") t.compression = GradCompression::topk;
+    else if (method == "powersgd") t.compression = GradCompression::powersgd;
+    else if (method == "none") t.compression = GradCompression::none;
+    else c->at("method").fail("must be none, topk or powersgd");
+    t.compression_ratio = c->get_or<double>("ratio", t.compression_ratio);
+    c->require(t.compression_ratio > 0 && t.compression_ratio <= 1, "ratio must lie in (0, 1]");
+    c->finish();
   }
   if (auto b = n.find("grad_bucket")) {
     const Bytes v = b->as<Bytes>();
@@ -122,6 +137,12 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (p.ep > 1 && !m.is_moe()) fail("parallelism.ep", "expert parallelism needs an MoE model");
   if (m.is_moe() && m.experts % p.ep != 0) fail("parallelism.ep", "experts must be divisible by ep");
   if (p.ep > p.dp * p.cp) fail("parallelism.ep", "ep must not exceed dp*cp (experts are sharded over data-parallel ranks)");
+  if (p.single_process_dp && (p.tp * p.pp * p.cp != 1 || p.dp > gpus_per_node || p.zero_stage != 0)) {
+    fail("parallelism.dp_mode", "single-process DataParallel drives the GPUs of one node only, without TP, PP, CP or ZeRO");
+  }
+  if (t.compression != GradCompression::none && (p.zero_stage != 0 || p.single_process_dp)) {
+    fail("training.grad_compression", "gradient compression needs plain DDP (zero: 0, dp_mode: ddp)");
+  }
   const std::int64_t per_step = static_cast<std::int64_t>(t.micro_batch) * p.dp;
   if (t.global_batch % per_step != 0) {
     fail("training.global_batch", std::to_string(t.global_batch) + " is not a multiple of micro_batch*dp = " + std::to_string(per_step));

@@ -27,6 +27,9 @@ struct ParallelPlan {
   bool sequence_parallel = false;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   int zero_stage = 0;          ///< 0: none, 1: optimizer states sharded (distributed optimizer), 2: +grads, 3: +params (FSDP)
+  /// torch.nn.DataParallel instead of DistributedDataParallel: one process drives every GPU of a node; gradients
+  /// are reduced to GPU 0 after the backward pass (no overlap) and the parameters broadcast from it every step.
+  bool single_process_dp = false;
 
   [[nodiscard]] int gpus() const noexcept { return tp * pp * dp * cp; }
 };
@@ -37,6 +40,11 @@ struct Overlap {
   bool tp_comm = false;        ///< TP collectives overlapped with GEMMs (userbuffers-style)
 };
 
+/// Gradient compression for data-parallel traffic (DDP communication hooks): top-k sparsification sends
+/// `ratio` of the gradient as (value, index) pairs with an all-gather; PowerSGD sends low-rank factors of
+/// `ratio` of the gradient's size with an all-reduce. Both add bandwidth-bound passes over the gradients.
+enum class GradCompression { none, topk, powersgd };
+
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
   std::int64_t global_batch = 1;    ///< sequences per optimizer step
@@ -46,6 +54,8 @@ struct TrainingConfig {
   Overlap overlap;
   std::optional<double> token_budget;  ///< tokens to train on, for time to train
   std::int64_t grad_bucket_bytes = 40'000'000 * 4;  ///< DP bucket size (Megatron default: 40M fp32 elements)
+  GradCompression compression = GradCompression::none;
+  double compression_ratio = 0.01;  ///< fraction of gradient elements (top-k) or bytes (PowerSGD) sent
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {
