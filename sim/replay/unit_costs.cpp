@@ -14,6 +14,8 @@ UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
   ep_comm += o.ep_comm;
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
+  selective_recompute += o.selective_recompute;
+  selective_flops += o.selective_flops;
   return *this;
 }
 
@@ -23,6 +25,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   Time last_attention = Time::zero();
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
+    const Time before = u.compute;
     switch (op.kind) {
       case OpKind::gemm: u.compute += compute.gemm(op.gemm); break;
       case OpKind::attention:
@@ -59,6 +62,10 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
       }
     }
     u.model_flops += op.model_flops;
+    if (op.selective_recompute) {
+      u.selective_recompute += u.compute - before;
+      u.selective_flops += op.model_flops;
+    }
   }
   u.hardware_flops = u.model_flops;
   return u;
@@ -111,6 +118,11 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b.cp_comm += layers_forward.cp_comm;
         b.ep_comm += layers_forward.ep_comm;
         b.hardware_flops += layers_forward.model_flops;
+      }
+      if (t.recompute == Recompute::selective && layers_forward.selective_recompute > Time::zero()) {
+        // Selective recompute reruns the unfused attention core (score GEMM, softmax, dropout) before backward.
+        b.compute += layers_forward.selective_recompute;
+        b.hardware_flops += layers_forward.selective_flops;
       }
       fwd_[index(s, c)] = f;
       bwd_[index(s, c)] = b;

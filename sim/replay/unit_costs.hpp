@@ -25,6 +25,8 @@ struct UnitCost {
   Time ep_comm;          ///< expert-parallel all-to-all
   Flops model_flops;     ///< per GPU, Megatron-LM's convention (no recompute)
   Flops hardware_flops;  ///< per GPU, recompute included
+  Time selective_recompute;  ///< forward time of the ops selective recompute reruns (unfused attention core)
+  Flops selective_flops;
   [[nodiscard]] Time total() const noexcept { return compute + tp_comm + cp_comm + ep_comm; }
   UnitCost& operator+=(const UnitCost& o) noexcept;
 };

@@ -132,6 +132,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const std::string rc = cell("act_recompute");
   tr.recompute = contains(rc, "full") ? Recompute::full : contains(rc, "selective") ? Recompute::selective : Recompute::none;
   if (rc.empty()) assumptions.push_back("no recompute");
+  // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.
+  const std::string fw = cell("framework");
+  if (contains(fw, "2021") || contains(fw, "2022") || contains(cell("source"), "BLOOM")) {
+    tr.attention = AttentionKernel::unfused;
+    assumptions.push_back("unfused attention (framework of 2021-22)");
+  }
 
   if (p.dp <= 0 || p.tp * p.pp * p.cp * p.dp != sc.gpus) {
     skip = "GPU count is not TP*PP*CP*DP";

@@ -63,13 +63,18 @@ struct Builder {
     enter_tp("attention");
     const std::int64_t kv_local = std::max<std::int64_t>(1, m.kv_heads / p.tp) * m.head_dim();
     gemm("QKV projection", T, h / p.tp + 2 * kv_local, h);
-    Op a{"attention", OpKind::attention};
-    a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
-                                 t.seq_len, m.head_dim(), true, false, t.precision};
     // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*h per layer forward.
-    a.model_flops = Flops{4.0 * t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
-                          static_cast<double>(h) / p.tp};
-    ops.push_back(a);
+    const Flops attention_flops{4.0 * t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
+                                static_cast<double>(h) / p.tp};
+    if (t.attention == AttentionKernel::flash) {
+      Op a{"attention", OpKind::attention};
+      a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
+                                   t.seq_len, m.head_dim(), true, false, t.precision};
+      a.model_flops = attention_flops;
+      ops.push_back(a);
+    } else {
+      unfused_attention(attention_flops);
+    }
     if (p.cp > 1) {
       // Ring attention passes each rank's K and V around the CP ring: cp-1 steps of one chunk each.
       collective("CP ring K/V exchange", CollectiveKind::all_gather, CommGroup::cp,
@@ -78,6 +83,32 @@ struct Builder {
     gemm("attention output projection", T, h, h / p.tp);
     leave_tp("attention");
     memory("residual add and dropout", 3.0 * sp_tokens() * h * kAct);
+  }
+
+  /// Scores = Q K^T (batched over b x heads/tp), fused scale-mask-softmax, dropout, then probabilities x V.
+  /// Each s x s element moves 2+2 bytes through the softmax and 2+2+1 through dropout (16-bit, 1-byte mask).
+  void unfused_attention(Flops attention_flops) {
+    const std::int64_t batch = static_cast<std::int64_t>(t.micro_batch) * (m.heads / p.tp);
+    const std::int64_t sq = t.seq_len / p.cp, skv = t.seq_len, d = m.head_dim();
+    const double scores = static_cast<double>(batch) * static_cast<double>(sq) * static_cast<double>(skv);
+    const DType math = t.precision == DType::fp8 ? DType::bf16 : t.precision;
+    Op qk{"attention scores QK^T", OpKind::gemm};
+    qk.gemm = GemmShape{sq, skv, d, math, batch};
+    qk.model_flops = attention_flops * 0.5;
+    qk.selective_recompute = true;
+    ops.push_back(qk);
+    Op softmax{"attention softmax", OpKind::memory};
+    softmax.bytes = Bytes{4.0 * scores};
+    softmax.selective_recompute = true;
+    ops.push_back(softmax);
+    Op dropout{"attention dropout", OpKind::memory};
+    dropout.bytes = Bytes{5.0 * scores};
+    dropout.selective_recompute = true;
+    ops.push_back(dropout);
+    Op pv{"attention probabilities x V", OpKind::gemm};
+    pv.gemm = GemmShape{sq, d, skv, math, batch};
+    pv.model_flops = attention_flops * 0.5;
+    ops.push_back(pv);
   }
 
   void dense_ffn(std::int64_t f, const std::string& what = "FFN") {
@@ -154,6 +185,7 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
       case OpKind::gemm: {
         // dX = dY * W^T (m x k, inner n) and dW = X^T * dY (k x n, inner m); each has the forward's FLOPs.
         Op dx{f.name + " dgrad", OpKind::gemm};
+        dx.selective_recompute = false;
         dx.gemm = GemmShape{f.gemm.m, f.gemm.k, f.gemm.n, f.gemm.dtype, f.gemm.batch};
         dx.model_flops = f.model_flops;
         Op dw{f.name + " wgrad", OpKind::gemm};
@@ -175,6 +207,7 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
         Op b = f;
         b.name += " backward";
         b.bytes = f.bytes * 2.0;  // reads the saved input and the incoming gradient, writes the gradient
+        b.selective_recompute = false;
         out.push_back(std::move(b));
         break;
       }

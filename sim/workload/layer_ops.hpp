@@ -30,6 +30,9 @@ struct Op {
   /// FLOPs this op contributes to the model-FLOP count (GEMMs and attention, counted the way Megatron-LM
   /// does: attention without the causal saving). Zero for memory and communication.
   Flops model_flops;
+  /// Part of the attention core that selective recompute (Korthikanti et al. 2022) recomputes in the backward
+  /// pass instead of storing: the score GEMM, softmax and dropout of unfused attention.
+  bool selective_recompute = false;
 };
 
 enum class LayerPart { dense_layer, moe_layer, embedding, output };

@@ -49,7 +49,12 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
     ffn_tokens = m.top_k + m.shared_experts;
   }
   const double outside = 10.0 * h;
-  const double inside = 4.0 * h + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + 2.0 * f);
+  double inside = 4.0 * h + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + 2.0 * f);
+  // Unfused attention keeps the scores, the softmax output (2 B each) and the dropout mask (1 B) per head and key:
+  // Korthikanti et al.'s 5*a*s/h term, removed by selective recompute.
+  if (t.attention == AttentionKernel::unfused && t.recompute == Recompute::none) {
+    inside += 5.0 * m.heads * static_cast<double>(t.seq_len);
+  }
   const double per_token = (p.sequence_parallel ? outside / tp : outside) + inside / tp;
   return Bytes{sb * per_token};
 }

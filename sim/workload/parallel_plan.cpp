@@ -77,6 +77,11 @@ TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model)
     else if (v == "full") t.recompute = Recompute::full;
     else r->fail("must be none, selective or full");
   }
+  if (auto a = n.find("attention")) {
+    const auto v = a->as<std::string>();
+    a->require(v == "flash" || v == "unfused", "must be flash or unfused");
+    t.attention = v == "unfused" ? AttentionKernel::unfused : AttentionKernel::flash;
+  }
   if (auto o = n.find("overlap")) {
     t.overlap.grad_reduce = o->get_or<bool>("grad_reduce", t.overlap.grad_reduce);
     t.overlap.param_gather = o->get_or<bool>("param_gather", t.overlap.param_gather);

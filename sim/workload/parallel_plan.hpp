@@ -45,12 +45,18 @@ struct Overlap {
 /// `ratio` of the gradient's size with an all-reduce. Both add bandwidth-bound passes over the gradients.
 enum class GradCompression { none, topk, powersgd };
 
+/// How attention is computed: one fused flash-style kernel (FlashAttention, cuDNN, since 2022-23 in Megatron-LM
+/// and NeMo), or Megatron-LM's earlier unfused path: a batched score GEMM, a fused scale-mask-softmax kernel,
+/// dropout, and a batched GEMM with V, materialising the s x s scores.
+enum class AttentionKernel { flash, unfused };
+
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
   std::int64_t global_batch = 1;    ///< sequences per optimizer step
   int seq_len = 0;                  ///< tokens per sequence
   DType precision = DType::bf16;    ///< GEMM precision; fp8 keeps attention and optimizer in bf16/fp32
   Recompute recompute = Recompute::none;
+  AttentionKernel attention = AttentionKernel::flash;
   Overlap overlap;
   std::optional<double> token_budget;  ///< tokens to train on, for time to train
   std::int64_t grad_bucket_bytes = 40'000'000 * 4;  ///< DP bucket size (Megatron default: 40M fp32 elements)
