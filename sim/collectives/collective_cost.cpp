@@ -62,7 +62,13 @@ Time CollectiveCost::protocol_latency(CollectiveAlgorithm a, CollectiveKind k, B
   const int n = g.ranks, N = g.nodes, m = g.per_node;
   if (n <= 1) return Time::zero();
   const CalibrationPoint& own = calib_.lookup(a, g.link_class, s);
-  auto step = [&](LinkClass c) { return calib_.lookup(a, c, s).step_latency; };
+  // NCCL's per-step latencies are totals; the flows already carry the links' own latency, so only the excess
+  // is added here (never negative).
+  auto step = [&](LinkClass c) {
+    const Time total = calib_.lookup(a, c, s).step_latency;
+    const Time links = path_latency(c == LinkClass::network);
+    return total > links ? total - links : Time::zero();
+  };
   const LinkClass intra = g.intra_class;
   Time t = own.base_latency;
   switch (a) {
@@ -92,10 +98,10 @@ Time CollectiveCost::protocol_latency(CollectiveAlgorithm a, CollectiveKind k, B
       break;
     }
     case CollectiveAlgorithm::nvls:
-      t += own.step_latency + (N > 1 ? step(LinkClass::network) * 2 * (N - 1) : Time::zero());
+      t += step(LinkClass::nvlink) + (N > 1 ? step(LinkClass::network) * 2 * (N - 1) : Time::zero());
       break;
     case CollectiveAlgorithm::in_network:
-      t += own.step_latency + step(intra) * 2 * (m - 1);
+      t += step(LinkClass::network) + step(intra) * 2 * (m - 1);
       break;
   }
   return t;

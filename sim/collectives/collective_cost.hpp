@@ -36,7 +36,8 @@ class CollectiveCost {
   /// The tuner: among NCCL's algorithms (ring, tree, NVLS, in-network) that the hardware supports, the one with
   /// the smallest estimate; ring for everything but all-reduce.
   [[nodiscard]] CollectiveAlgorithm choose(CollectiveKind k, Bytes s, const GroupShape& g) const;
-  /// Calibrated latency beyond the links': base + steps x step latency, per link class as NCCL counts them.
+  /// Calibrated latency beyond the links': base + steps x (step latency - the path latency the flows already
+  /// carry), per link class as NCCL counts them.
   [[nodiscard]] Time protocol_latency(CollectiveAlgorithm a, CollectiveKind k, Bytes s, const GroupShape& g) const;
   [[nodiscard]] double efficiency(CollectiveAlgorithm a, Bytes s, const GroupShape& g) const;
 
