@@ -55,6 +55,16 @@ DeviceProfile load_device_profile(const std::string& path) {
 
   if (auto g = root.find("gemm")) {
     p.gemm.max_efficiency = g->get_or<double>("max_efficiency", p.gemm.max_efficiency);
+    if (auto by = g->find("max_efficiency_by_dtype")) {
+      for (const DType t : {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8}) {
+        if (auto v = by->find(to_string(t))) {
+          const double e = v->as<double>();
+          v->require(e > 0 && e <= 1, "must lie in (0, 1]");
+          p.gemm.max_efficiency_by_dtype[t] = e;
+        }
+      }
+      by->finish();
+    }
     p.gemm.tile_m = g->get_or<int>("tile_m", p.gemm.tile_m);
     p.gemm.tile_n = g->get_or<int>("tile_n", p.gemm.tile_n);
     p.gemm.k_half = g->get_or<double>("k_half", p.gemm.k_half);
@@ -76,6 +86,28 @@ DeviceProfile load_device_profile(const std::string& path) {
   for (const auto& [t, g] : p.fits.gemm) {
     root.at("gemm_fit").require(p.gpu.peak.count(t) == 1, "gemm_fit." + std::string(to_string(t)) +
                                                                    " needs gpu.peak." + std::string(to_string(t)));
+  }
+  if (auto from = root.find("compute_fits_from")) {
+    // A GPU with the same compute die as a calibrated one (H100 SXM and H200: GH100, 132 SMs, same clocks and
+    // peaks) borrows its measured GEMM and attention fits; bandwidth-bound kernels keep this GPU's HBM figures.
+    from->require(p.provenance.kind == "datasheet", "only a datasheet profile can borrow measured compute fits");
+    const DeviceProfile donor = [&] {
+      try {
+        return find_device_profile(from->as<std::string>());
+      } catch (const InputError& e) {
+        from->fail(e.what());
+      }
+    }();
+    from->require(donor.provenance.kind == "measured" && !donor.fits.gemm.empty(),
+                  "profile \"" + donor.provenance.profile + "\" has no measured GEMM fits");
+    from->require(donor.gpu.sm_count == p.gpu.sm_count && donor.gpu.peak == p.gpu.peak,
+                  "profile \"" + donor.provenance.profile + "\" is a different compute die (SM count or peaks differ)");
+    p.fits.gemm = donor.fits.gemm;
+    p.fits.attention_fwd = donor.fits.attention_fwd;
+    p.fits.attention_bwd = donor.fits.attention_bwd;
+    p.provenance.kind = "datasheet+measured";
+    p.provenance.description += "; GEMM and attention fits measured on " + donor.gpu.name + " (profile " +
+                                donor.provenance.profile + ", same compute die)";
   }
   root.finish();
   return p;

@@ -35,6 +35,12 @@ struct GpuSpec {
 /// size-dependent efficiency that rises with k as k / (k + k_half).
 struct GemmModelParams {
   double max_efficiency = 0.8;  ///< fraction of peak a huge, well-shaped GEMM reaches
+  /// Per-format overrides of max_efficiency (fp8 GEMMs reach a smaller fraction of their doubled peak).
+  std::map<DType, double> max_efficiency_by_dtype;
+  [[nodiscard]] double efficiency_for(DType t) const {
+    const auto it = max_efficiency_by_dtype.find(t);
+    return it == max_efficiency_by_dtype.end() ? max_efficiency : it->second;
+  }
   int tile_m = 128;
   int tile_n = 256;
   double k_half = 128.0;        ///< k at which the k-efficiency factor is one half

@@ -14,7 +14,7 @@ Time RooflineCostModel::gemm(const GemmShape& s) const {
   const double tiles = ceil_div(s.m, g.tile_m) * ceil_div(s.n, g.tile_n) * static_cast<double>(s.batch);
   const double sms = static_cast<double>(p_.gpu.sm_count);
   const double waves = std::ceil(tiles / sms);
-  const double per_sm_rate = p_.gpu.peak_for(s.dtype).value() / sms * g.max_efficiency * (k / (k + g.k_half));
+  const double per_sm_rate = p_.gpu.peak_for(s.dtype).value() / sms * g.efficiency_for(s.dtype) * (k / (k + g.k_half));
   const double t_compute = waves * 2.0 * g.tile_m * g.tile_n * k / per_sm_rate;
   const double elems = static_cast<double>(s.m * s.k + s.k * s.n + s.m * s.n) * static_cast<double>(s.batch);
   const double t_memory =

@@ -52,7 +52,9 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
               if (ops[j].kind == OpKind::gemm) { hidden = compute.gemm(ops[j].gemm); break; }
             }
           }
-          u.tp_comm += std::max(Time::zero(), t - hidden);
+          // What the GEMM hides still costs it the SMs the collective runs on, for as long as they overlap.
+          const double sm_share = static_cast<double>(train_.overlap.tp_comm_sms) / sm_count_;
+          u.tp_comm += std::max(Time::zero(), t - hidden) + Time::from_seconds(std::min(t, hidden).seconds() * sm_share);
         } else if (op.group == CommGroup::cp) {
           u.cp_comm += std::max(Time::zero(), t - last_attention);  // ring steps overlap the attention blocks
         } else {
@@ -72,8 +74,8 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
 }
 
 UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
-                     const ComputeCostModel& compute, const CollectiveEstimate& estimate)
-    : compute_(compute), pp_(p.pp), plan_(p), train_(t) {
+                     const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count)
+    : compute_(compute), pp_(p.pp), sm_count_(sm_count), plan_(p), train_(t) {
   const RankLayout layout(p);
   const int v = p.virtual_stages;
   const std::size_t n = static_cast<std::size_t>(p.pp * v);

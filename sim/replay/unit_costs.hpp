@@ -33,8 +33,9 @@ struct UnitCost {
 
 class UnitCosts {
  public:
+  /// `sm_count`: the GPU's streaming multiprocessors, for the slowdown of GEMMs that hide TP collectives.
   UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute,
-            const CollectiveEstimate& estimate);
+            const CollectiveEstimate& estimate, int sm_count);
 
   [[nodiscard]] const UnitCost& forward(int stage, int chunk) const { return fwd_[index(stage, chunk)]; }
   [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
@@ -54,6 +55,7 @@ class UnitCosts {
 
   const ComputeCostModel& compute_;
   int pp_;
+  int sm_count_;
   std::vector<UnitCost> fwd_, bwd_;
   std::vector<double> params_;
   std::vector<Time> optimizer_;

@@ -19,7 +19,7 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   r.network_model = fabric.describe();
 
   const UnitCosts costs(sc.model, sc.plan, sc.training, *compute,
-                        [&](const CollectiveRequest& req) { return estimator.duration(req); });
+                        [&](const CollectiveRequest& req) { return estimator.duration(req); }, sc.profile.gpu.sm_count);
   StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
   for (auto* o : observers) replay.add_observer(*o);
   r.step = replay.run();
@@ -43,9 +43,9 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
     r.warnings.push_back("memory above 90% of capacity (" + to_string(r.memory.total()) + " of " +
                          to_string(r.memory_capacity) + "): little headroom for fragmentation spikes");
   }
-  if (r.compute_provenance.kind == "datasheet") {
-    r.warnings.push_back("compute costs come from the datasheet profile \"" + r.compute_provenance.profile +
-                         "\", not from a calibration");
+  if (r.compute_provenance.kind != "measured") {
+    r.warnings.push_back("compute costs come from the " + r.compute_provenance.kind + " profile \"" +
+                         r.compute_provenance.profile + "\", not from a calibration of this GPU");
   }
   if (sc.training.token_budget) {
     const PriceBook book = sc.pricebook.empty() ? PriceBook::load_default() : PriceBook::load(sc.pricebook);

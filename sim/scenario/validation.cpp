@@ -132,6 +132,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const std::string rc = cell("act_recompute");
   tr.recompute = contains(rc, "full") ? Recompute::full : contains(rc, "selective") ? Recompute::selective : Recompute::none;
   if (rc.empty()) assumptions.push_back("no recompute");
+  if (contains(cell("notes"), "--tp-comm-overlap")) tr.overlap.tp_comm = true;  // as the row states
   // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.
   const std::string fw = cell("framework");
   if (contains(fw, "2021") || contains(fw, "2022") || contains(cell("source"), "BLOOM")) {

@@ -86,6 +86,8 @@ TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model)
     t.overlap.grad_reduce = o->get_or<bool>("grad_reduce", t.overlap.grad_reduce);
     t.overlap.param_gather = o->get_or<bool>("param_gather", t.overlap.param_gather);
     t.overlap.tp_comm = o->get_or<bool>("tp_comm", t.overlap.tp_comm);
+    t.overlap.tp_comm_sms = o->get_or<int>("tp_comm_sms", t.overlap.tp_comm_sms);
+    o->require(t.overlap.tp_comm_sms >= 0, "tp_comm_sms must not be negative");
     o->finish();
   }
   if (auto b = n.find("token_budget")) {

@@ -38,6 +38,9 @@ struct Overlap {
   bool grad_reduce = true;     ///< DP gradient reduction runs in buckets under the backward pass
   bool param_gather = true;    ///< ZeRO/FSDP parameter all-gather runs ahead under compute
   bool tp_comm = false;        ///< TP collectives overlapped with GEMMs (userbuffers-style)
+  /// SMs the overlapped TP collectives occupy, slowing the GEMM they hide behind by comm_sms / sm_count while
+  /// they run (Transformer Engine's userbuffers default: 16 SMs for reduce-scatter overlap).
+  int tp_comm_sms = 16;
 };
 
 /// Gradient compression for data-parallel traffic (DDP communication hooks): top-k sparsification sends

@@ -32,7 +32,7 @@ struct DpFixture {
     train.grad_bucket_bytes = 5'000'000;
   }
   StepResult run() {
-    const UnitCosts costs(model, plan, train, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); });
+    const UnitCosts costs(model, plan, train, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
     StepReplay replay(model, plan, train, costs, fabric, engine);
     return replay.run();
   }
@@ -142,7 +142,7 @@ TEST(StepReplay, OneFOneBPipelineMatchesHandCalculation) {
   f.plan.pp = 2;
   f.train.global_batch = 4;
   InstantFabric fabric(f.engine);
-  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); });
+  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
   StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
   const StepResult r = replay.run();
   EXPECT_EQ(r.step_time, Time::us(203'900));
