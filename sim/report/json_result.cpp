@@ -51,7 +51,8 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["compute_model"] = {{"profile", r.compute_provenance.profile},
                         {"source", r.compute_provenance.kind},
                         {"reference", r.compute_provenance.description}};
-  j["network"] = {{"model", r.network_model}};
+  j["network"] = r.network;
+  j["network"]["model"] = r.network_model;
   // Filled when the scenario gives a token budget (a training run to cost); null otherwise.
   j["power"] = r.tco ? power_json(r.tco->power) : J(nullptr);
   j["tco"] = r.tco ? tco_json(*r.tco) : J(nullptr);

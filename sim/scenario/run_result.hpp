@@ -1,6 +1,7 @@
 // What one simulated run of a scenario produces; the CLI, the GUI and sweeps all read this.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct RunResult {
   std::optional<Time> time_to_train;
   Provenance compute_provenance;
   std::string network_model;       ///< which communication model ran
+  nlohmann::json network;          ///< the model's report: backend, calibration, per-link statistics
   std::vector<std::string> warnings;
   /// Power, reliability and cost; present when the scenario gives a token budget.
   std::optional<TcoReport> tco;

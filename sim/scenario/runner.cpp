@@ -14,7 +14,10 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   r.compute_provenance = compute->provenance();
 
   EventEngine engine;
-  AnalyticCollectives fabric(engine, sc.topology);
+  // Stage-to-stage transfers and DP reductions run on the fabric model the scenario chose (flow-level max-min
+  // by default); the short collectives inside a unit (TP, CP, EP) are priced once on an idle fabric.
+  const std::unique_ptr<CollectiveModel> fabric_model = make_collective_model(engine, sc.topology, sc.network);
+  CollectiveModel& fabric = *fabric_model;
   const AnalyticCollectives estimator(engine, sc.topology);
   r.network_model = fabric.describe();
 
@@ -23,6 +26,7 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
   for (auto* o : observers) replay.add_observer(*o);
   r.step = replay.run();
+  r.network = network_json(fabric, sc.network, r.step.step_time);
 
   const double step_s = r.step.step_time.seconds();
   r.tokens_per_step = static_cast<double>(sc.training.global_batch) * sc.training.seq_len;

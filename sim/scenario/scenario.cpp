@@ -22,7 +22,7 @@ auto located(const InputNode& where, F&& f) {
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
   const InputNode root = InputNode::load_file(path);
   root.allow_only({"format_version", "name", "description", "model", "cluster", "parallelism", "training",
-                  "facility"});
+                  "network", "facility"});
   Scenario sc;
   sc.file = path;
   const InputNode version = root.at("format_version");
@@ -47,6 +47,7 @@ Scenario load_scenario(const std::string& path, const std::string& profile_overr
 
   sc.plan = parse_parallel_plan(root.at("parallelism"));
   sc.training = parse_training_config(root.at("training"), sc.model);
+  if (auto n = root.find("network")) sc.network = parse_network_options(*n);
   if (auto f = root.find("facility")) sc.facility = parse_facility_config(*f);
   root.finish();
 

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "sim/collectives/network_options.hpp"
 #include "sim/facility/facility_config.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/topology/topology.hpp"
@@ -23,6 +24,7 @@ struct Scenario {
   int gpus = 0;
   Topology topology{"", NodeSpec{}, 0};
   DeviceProfile profile;
+  NetworkOptions network;    ///< communication model, algorithm overrides, calibration (defaults when absent)
   FacilityConfig facility;   ///< power, cooling, reliability and cost settings (defaults when absent)
   std::string pricebook;     ///< price-book file; empty: data/pricebook.yaml
 };
