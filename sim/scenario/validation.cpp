@@ -70,8 +70,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     assumptions.push_back("ffn = 4h");
   }
   if (auto v = num("vocab_size")) m.vocab = static_cast<std::int64_t>(*v);
-  else {
-    m.vocab = 51200;
+  else if (contains(cell("model"), "Nemotron")) {
+    m.vocab = 256000;  // the Nemotron family's SentencePiece tokenizer (Nemotron-3 and -4 model cards)
+    assumptions.push_back("vocab = 256000 (Nemotron tokenizer)");
+  } else {
+    m.vocab = 51200;  // GPT-2 BPE padded to a multiple of 1024, Megatron-LM's default
     assumptions.push_back("vocab = 51200");
   }
   const auto seq = num("seq_len");
