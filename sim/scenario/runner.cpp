@@ -9,7 +9,7 @@ namespace cs {
 RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& observers) {
   RunResult r;
   r.scenario = sc.name;
-  r.gpus = sc.gpus;
+  r.gpus = sc.plan.gpus();  // the job's GPUs (all of the cluster's, or part of a single node)
   const auto compute = make_cost_model(sc.profile);
   r.compute_provenance = compute->provenance();
 
@@ -32,11 +32,15 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   r.tokens_per_step = static_cast<double>(sc.training.global_batch) * sc.training.seq_len;
   r.tokens_per_s = r.tokens_per_step / step_s;
   r.peak_per_gpu = sc.profile.gpu.peak_for(sc.training.precision);
-  const double denom = step_s * sc.gpus * r.peak_per_gpu.value();
+  const double denom = step_s * r.gpus * r.peak_per_gpu.value();
   r.mfu = r.step.model_flops.value() / denom;
   r.hfu = r.step.hardware_flops.value() / denom;
   if (sc.training.token_budget) r.time_to_train = Time::from_seconds(*sc.training.token_budget / r.tokens_per_s);
 
+  if (r.gpus < sc.gpus) {
+    r.warnings.push_back("the job uses " + std::to_string(r.gpus) + " of the node's " + std::to_string(sc.gpus) +
+                         " GPUs; power and cost count the whole node");
+  }
   r.memory = peak_memory_per_gpu(sc.model, sc.plan, sc.training);
   r.memory_capacity = sc.profile.gpu.memory;
   r.fits_in_memory = r.memory.total() <= r.memory_capacity;

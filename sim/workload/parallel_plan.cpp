@@ -124,10 +124,12 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   auto fail = [&](const std::string& key, const std::string& msg) {
     throw InputError(where, key, msg);
   };
-  if (p.gpus() != gpus) {
+  // A job may use part of a single node (one GPU of a DGX, say); beyond one node it must use every GPU.
+  const bool part_of_one_node = gpus == gpus_per_node && p.gpus() < gpus && gpus % p.gpus() == 0;
+  if (p.gpus() != gpus && !part_of_one_node) {
     fail("parallelism", "tp*pp*dp*cp = " + std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" +
                             std::to_string(p.dp) + "*" + std::to_string(p.cp) + " = " + std::to_string(p.gpus()) +
-                            " but the cluster has " + std::to_string(gpus) + " GPUs");
+                            " but the cluster has " + std::to_string(gpus) + " GPUs (only a single node may be used in part)");
   }
   if (p.tp > gpus_per_node) fail("parallelism.tp", "tensor parallelism beyond one node (" + std::to_string(gpus_per_node) + " GPUs) is not supported");
   if (m.heads % p.tp != 0) fail("parallelism.tp", "heads (" + std::to_string(m.heads) + ") must be divisible by tp");

@@ -1,0 +1,45 @@
+// The calibration check of docs/calibration.md: one GPU of an H200 node training small GPTs, predicted with the
+// measured H200 profile, against the PyTorch steps measured on that GPU (profiles/h200-calibration/gpt_step.json).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/runner.hpp"
+
+namespace cs {
+namespace {
+
+TEST(SingleGpuStep, MeasuredH200ProfilePredictsPyTorchStepsWithinTenPercent) {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/gpt_step.json");
+  ASSERT_TRUE(in) << "measurement file missing";
+  const auto measured = nlohmann::json::parse(in);
+  ASSERT_GE(measured["results"].size(), 3u);
+  for (const auto& m : measured["results"]) {
+    Scenario sc;
+    sc.name = m["name"].get<std::string>();
+    sc.model.name = sc.name;
+    sc.model.layers = m["layers"].get<int>();
+    sc.model.hidden = m["hidden"].get<std::int64_t>();
+    sc.model.heads = m["heads"].get<int>();
+    sc.model.kv_heads = sc.model.heads;
+    sc.model.ffn_hidden = 4 * sc.model.hidden;
+    sc.model.vocab = m["vocab"].get<std::int64_t>();
+    sc.model.seq_len = m["seq"].get<int>();
+    sc.gpus = 8;
+    sc.topology = load_topology("dgx-h200", 8);
+    sc.profile = find_device_profile("h200");
+    sc.training.micro_batch = m["batch"].get<int>();
+    sc.training.global_batch = sc.training.micro_batch;
+    sc.training.seq_len = sc.model.seq_len;
+    const RunResult r = run_scenario(sc);
+    const double predicted_ms = r.step.step_time.seconds() * 1e3;
+    const double measured_ms = m["step_ms_median"].get<double>();
+    EXPECT_NEAR(predicted_ms / measured_ms, 1.0, 0.10)
+        << sc.name << ": predicted " << predicted_ms << " ms, measured " << measured_ms << " ms";
+  }
+}
+
+}  // namespace
+}  // namespace cs
