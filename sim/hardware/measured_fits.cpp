@@ -253,14 +253,6 @@ std::string watts(Watts w) {
   std::snprintf(s, sizeof s, "%.1fW", w.value());
   return s;
 }
-std::string quoted(const std::string& v) {
-  std::string q = "\"";
-  for (char c : v) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
 
 void write_surface(std::ostream& out, const EfficiencySurface& s, const char* indent) {
   out << indent << "degree: " << s.degree << "\n"
@@ -283,6 +275,15 @@ void write_surface(std::ostream& out, const EfficiencySurface& s, const char* in
 }
 
 }  // namespace
+
+std::string yaml_quoted(const std::string& v) {
+  std::string q = "\"";
+  for (char c : v) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
 
 void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
   if (!f.gemm.empty()) {
@@ -319,7 +320,7 @@ void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
   if (!f.collectives.empty()) {
     out << "collectives:\n";
     for (const auto& c : f.collectives) {
-      out << "  - op: " << c.op << "\n    ranks: " << c.ranks << "\n    algo: " << quoted(c.algo) << "\n    segments:\n";
+      out << "  - op: " << c.op << "\n    ranks: " << c.ranks << "\n    algo: " << yaml_quoted(c.algo) << "\n    segments:\n";
       for (const auto& s : c.segments) {
         char b[40];
         std::snprintf(b, sizeof b, "%.0fB", s.up_to.value());
@@ -334,9 +335,9 @@ void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
   }
   if (f.calibration) {
     const CalibrationInfo& i = *f.calibration;
-    out << "calibration:\n  gpu: " << quoted(i.gpu) << "\n  driver: " << quoted(i.driver) << "\n  cuda: " << quoted(i.cuda)
-        << "\n  cublas: " << quoted(i.cublas) << "\n  nccl: " << quoted(i.nccl) << "\n  host: " << quoted(i.host)
-        << "\n  date: " << quoted(i.date) << "\n  samples: " << quoted(i.samples)
+    out << "calibration:\n  gpu: " << yaml_quoted(i.gpu) << "\n  driver: " << yaml_quoted(i.driver) << "\n  cuda: " << yaml_quoted(i.cuda)
+        << "\n  cublas: " << yaml_quoted(i.cublas) << "\n  nccl: " << yaml_quoted(i.nccl) << "\n  host: " << yaml_quoted(i.host)
+        << "\n  date: " << yaml_quoted(i.date) << "\n  samples: " << yaml_quoted(i.samples)
         << "\n  gemm_holdout_median: " << g17(i.gemm_holdout_median) << "\n  gemm_holdout_p90: " << g17(i.gemm_holdout_p90)
         << "\n  gemm_holdout_count: " << i.gemm_holdout_count
         << "\n  attention_holdout_median: " << g17(i.attention_holdout_median)

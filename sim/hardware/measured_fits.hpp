@@ -84,6 +84,9 @@ struct CalibrationInfo {
   int gemm_holdout_count = 0, attention_holdout_count = 0;
 };
 
+/// A YAML double-quoted scalar of `v` (quotes and backslashes escaped), as the profile writers emit text.
+[[nodiscard]] std::string yaml_quoted(const std::string& v);
+
 struct MeasuredFits {
   std::map<DType, GemmFit> gemm;
   std::map<DType, AttentionFit> attention_fwd, attention_bwd;

@@ -14,20 +14,12 @@ std::string fixed(double v, const char* unit, int decimals = 3) {
   std::snprintf(b, sizeof b, "%.*f%s", decimals, v, unit);
   return b;
 }
-std::string quoted(const std::string& v) {
-  std::string q = "\"";
-  for (char c : v) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
 
 }  // namespace
 
 void write_device_profile(std::ostream& out, const DeviceProfile& p) {
   out << "format_version: 2\nname: " << p.provenance.profile << "\nsource: " << p.provenance.kind
-      << "\nsource_ref: " << quoted(p.provenance.description) << "\ngpu:\n  name: " << quoted(p.gpu.name)
+      << "\nsource_ref: " << yaml_quoted(p.provenance.description) << "\ngpu:\n  name: " << yaml_quoted(p.gpu.name)
       << "\n  sm_count: " << p.gpu.sm_count << "\n  memory: " << fixed(p.gpu.memory.value(), "B", 0)
       << "\n  memory_bandwidth: " << fixed(p.gpu.memory_bandwidth.value() * 1e-9, "GB/s", 6)
       << "\n  tdp: " << fixed(p.gpu.tdp.value(), "W", 3) << "\n  idle_power: " << fixed(p.gpu.idle_power.value(), "W", 3)

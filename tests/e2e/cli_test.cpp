@@ -66,6 +66,9 @@ TEST(Cli, FlagshipRunWritesJsonAndTrace) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_GT(j["step_time_s"].get<double>(), 0.0);
+  // The flagship gives a token budget, so the facility sections are filled.
+  for (const char* key : {"power", "tco", "reliability"}) EXPECT_TRUE(j[key].is_object()) << key;
+  EXPECT_TRUE(j["network"].contains("model"));
   EXPECT_GT(j["mfu"].get<double>(), 0.0);
   EXPECT_LT(j["mfu"].get<double>(), 1.0);
   // tokens/s = global batch x sequence / step time
@@ -78,6 +81,21 @@ TEST(Cli, FlagshipRunWritesJsonAndTrace) {
   // 8 stages x 96 micro-batches x 4 chunks x (forward + backward) compute spans at least.
   EXPECT_GE(complete, 8 * 96 * 4 * 2);
   fs::remove_all(d);
+}
+
+TEST(Cli, TcoPrintsTheBreakdownAsTableAndCsv) {
+  const Outcome table = run("tco " + flagship());
+  ASSERT_EQ(table.status, 0) << table.output;
+  EXPECT_NE(table.output.find("USD"), std::string::npos);
+  const Outcome csv = run("tco " + flagship() + " --csv");
+  ASSERT_EQ(csv.status, 0) << csv.output;
+  EXPECT_EQ(csv.output.rfind("section,item,quantity,quantity_unit,value,unit,source", 0), 0u) << csv.output.substr(0, 200);
+}
+
+TEST(Cli, CollectiveSweepPrintsBusBandwidth) {
+  const Outcome o = run("collective --topology dgx-h100 --gpus 8 --op all_reduce --algo ring -b 1GiB -e 1GiB");
+  ASSERT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("GB/s"), std::string::npos) << o.output;
 }
 
 TEST(Cli, JsonToStandardOutputIsPureJson) {
