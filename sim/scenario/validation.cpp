@@ -158,6 +158,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     assumptions.push_back("not interleaved (micro-batches not divisible by PP)");
   }
   try {
+    // A job smaller than one node (the row's gpus_per_node) runs on part of a single node.
+    const int per_node = static_cast<int>(num("gpus_per_node").value_or(0));
+    if (per_node > sc.gpus && per_node % sc.gpus == 0) {
+      sc.gpus = per_node;
+      assumptions.push_back("part of one " + std::to_string(per_node) + "-GPU node");
+    }
     sc.topology = load_topology(topology, sc.gpus);
     sc.profile = find_device_profile(profile);
   } catch (const InputError& e) {
