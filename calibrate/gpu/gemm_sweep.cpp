@@ -180,10 +180,7 @@ void run_gemm_sweep(const GpuContext& ctx) {
       out.n = s.n;
       out.k = s.k;
       out.bytes = in_bytes + static_cast<double>(s.m * s.n) * d.cd_bytes;
-      out.median_s = t.median_s;
-      out.p10_s = t.p10_s;
-      out.p90_s = t.p90_s;
-      out.reps = t.reps;
+      record_timing(t, out);
       ctx.emit(out);
       char line[160];
       std::snprintf(line, sizeof line, "%s m=%lld n=%lld k=%lld  %.3f ms  %.1f TFLOP/s", d.name,

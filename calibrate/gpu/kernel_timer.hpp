@@ -9,6 +9,8 @@
 #include <functional>
 #include <vector>
 
+#include "sim/store/calibration_sample.hpp"
+
 namespace cs::calib {
 
 struct TimingPlan {
@@ -24,6 +26,14 @@ struct Timing {
   double median_s = 0, p10_s = 0, p90_s = 0;
   int reps = 0;
 };
+
+/// Copies the median, spread and repetition count of `t` into a sample.
+inline void record_timing(const Timing& t, CalibrationSample& s) {
+  s.median_s = t.median_s;
+  s.p10_s = t.p10_s;
+  s.p90_s = t.p90_s;
+  s.reps = t.reps;
+}
 
 /// Median and spread of a list of per-launch times.
 [[nodiscard]] Timing summarize(std::vector<double> per_launch_s);

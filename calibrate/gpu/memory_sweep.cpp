@@ -29,10 +29,7 @@ void emit(const GpuContext& ctx, const char* op, const char* dtype, double bytes
   s.op = op;
   s.dtype = dtype;
   s.bytes = bytes;
-  s.median_s = t.median_s;
-  s.p10_s = t.p10_s;
-  s.p90_s = t.p90_s;
-  s.reps = t.reps;
+  record_timing(t, s);
   ctx.emit(s);
 }
 

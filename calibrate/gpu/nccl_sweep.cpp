@@ -130,10 +130,7 @@ void run_nccl_sweep(const GpuContext& ctx, int gpus) {
       s.bytes = static_cast<double>(bytes);
       s.ranks = gpus;
       s.algo = algo;
-      s.median_s = t.median_s;
-      s.p10_s = t.p10_s;
-      s.p90_s = t.p90_s;
-      s.reps = t.reps;
+      record_timing(t, s);
       ctx.emit(s);
       char line[128];
       std::snprintf(line, sizeof line, "%s %d GPU(s) %.0f KiB  %.2f us", op, gpus, static_cast<double>(bytes) / 1024.0,
