@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "sim/facility/tco_report.hpp"
+#include "sim/scenario/facility_link.hpp"
 #include "sim/scenario/runner.hpp"
 
 namespace cs::cli {
@@ -27,10 +28,7 @@ void register_tco_command(CLI::App& app) {
     // Everything is loaded, checked and computed before anything is printed.
     Scenario sc = load_scenario(args->scenario, args->profile);
     sc.pricebook = args->pricebook;
-    if (!sc.training.token_budget) {
-      throw InputError({sc.file, 0, 0}, "training.token_budget",
-                       "the cost of a training run needs a token budget (\"token_budget: 300e9\")");
-    }
+    require_token_budget(sc);
     const RunResult r = run_scenario(sc);
     std::cout << (args->csv ? tco_csv(*r.tco) : tco_table(*r.tco));
   });

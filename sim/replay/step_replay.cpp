@@ -273,8 +273,8 @@ void StepReplay::maybe_finish(int s) {
   st.finishing = true;
   st.optimizer_start = engine_.now();
   st.sums.dp_comm = st.optimizer_start - st.last_unit_end;
-  Time busy = Time::zero();
-  for (const PipelineUnit& u : st.order) busy += (u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk)).total();
+  // The units' busy time is what finish_unit summed: UnitCost::total() = compute + TP + CP + EP.
+  const Time busy = st.sums.compute + st.sums.tp_comm + st.sums.cp_comm + st.sums.ep_comm;
   st.sums.pipeline_wait = st.last_unit_end - busy;
   const Time opt = costs_.optimizer(s);
   st.sums.optimizer = opt;

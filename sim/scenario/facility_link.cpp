@@ -43,11 +43,15 @@ ClusterInventory make_inventory(const Scenario& sc, const PriceBook& book) {
   return inv;
 }
 
-RunProfile make_run_profile(const Scenario& sc, const RunResult& r) {
+void require_token_budget(const Scenario& sc) {
   if (!sc.training.token_budget) {
     throw InputError({sc.file, 0, 0}, "training.token_budget",
                      "the cost of a training run needs a token budget (\"token_budget: 300e9\")");
   }
+}
+
+RunProfile make_run_profile(const Scenario& sc, const RunResult& r) {
+  require_token_budget(sc);
   const StepBreakdown& b = r.step.breakdown;
   RunProfile run;
   run.step_time = r.step.step_time;

@@ -17,6 +17,9 @@ namespace cs {
 /// `facility.storage_capacity`. Throws InputError when a model has no price-book entry.
 [[nodiscard]] ClusterInventory make_inventory(const Scenario& sc, const PriceBook& book);
 
+/// Throws InputError at training.token_budget unless the scenario gives one (costing a run needs it).
+void require_token_budget(const Scenario& sc);
+
 /// The simulated step as the facility layer sees it, from the critical stage's breakdown: compute = tensor-core
 /// kernels, memory = bandwidth-bound kernels and the optimizer step, communication = exposed TP, CP, EP, DP and
 /// parameter-gather time, idle = pipeline bubble and waits. Needs training.token_budget (InputError otherwise).
