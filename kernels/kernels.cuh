@@ -29,4 +29,8 @@ cudaError_t softmax(std::uint16_t* y, const std::uint16_t* x, int rows, int cols
 cudaError_t adam(float* p, float* m, float* v, const float* g, std::int64_t n, float lr, float beta1, float beta2,
                  float eps, int step, cudaStream_t stream);
 
+/// Holds `stream` until the host writes a non-zero value to `*release` (both pointers are device views of
+/// mapped, pinned host memory), or `timeout_s` has passed, in which case it sets `*timed_out` to 1.
+cudaError_t block_stream(const volatile int* release, volatile int* timed_out, double timeout_s, cudaStream_t stream);
+
 }  // namespace cs::kernels

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
@@ -26,7 +27,7 @@ namespace {
 
 int cmd_fit(const std::vector<std::string>& sample_files, const std::string& base_name, const std::string& name,
             const std::string& db_path, const std::string& out_path, const std::string& report_path,
-            const std::string& holdout_csv) {
+            const std::string& holdout_csv, double holdout_fraction, std::uint64_t seed) {
   cs::SamplesFile merged;
   std::string refs;
   for (const auto& f : sample_files) {
@@ -44,6 +45,8 @@ int cmd_fit(const std::vector<std::string>& sample_files, const std::string& bas
   cs::fit::FitOptions opt;
   opt.profile_name = name;
   opt.samples_reference = refs;
+  opt.holdout_fraction = holdout_fraction;
+  opt.seed = seed;
   const cs::fit::FitResult r = cs::fit::fit_calibration(base, merged, opt);
   const std::string report = cs::fit::format_report(r);
   std::cout << report;
@@ -146,6 +149,12 @@ int main(int argc, char** argv) {
   fit->add_option("--out", out, "measured profile to write")->required();
   fit->add_option("--report", report, "also write the residual report (Markdown) here");
   fit->add_option("--holdout-csv", holdout_csv, "write every held-out sample with its prediction here");
+  double holdout_fraction = cs::fit::FitOptions{}.holdout_fraction;
+  std::uint64_t seed = cs::fit::FitOptions{}.seed;
+  fit->add_option("--holdout-fraction", holdout_fraction, "fraction of the GEMM and attention samples held out of the fit")
+      ->check(CLI::Range(0.0, 0.9))
+      ->capture_default_str();
+  fit->add_option("--seed", seed, "seed of the holdout shuffle (the same seed gives the same split)")->capture_default_str();
   auto* runs = app.add_subcommand("runs", "list the runs and fits in a calibration database");
   runs->add_option("--db", db, "SQLite calibration database")->required()->check(CLI::ExistingFile);
   auto* check = app.add_subcommand("check-steps", "compare predicted and measured GPT training steps");
@@ -153,7 +162,7 @@ int main(int argc, char** argv) {
   check->add_option("--measured", measured, "gpt_step.json from calibrate/pytorch/gpt_step.py")->required();
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv);
+    if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv, holdout_fraction, seed);
     if (*runs) return cmd_runs(db);
     return cmd_check_steps(profile, measured);
   } catch (const cs::InputError& e) {

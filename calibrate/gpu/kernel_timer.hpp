@@ -1,7 +1,12 @@
 // Times a kernel the way the issue asks: warm-up launches, then repetitions of `inner` back-to-back launches
-// between two CUDA events (so launch overhead hides behind the previous kernel), per-launch time = elapsed /
-// inner, and the median and 10th/90th percentiles of the repetitions kept. `launch(i)` enqueues launch number
-// i on the stream; callers rotate input buffers on i so inputs do not sit in L2 between launches.
+// between two CUDA events, per-launch time = elapsed / inner, and the median and 10th/90th percentiles of the
+// repetitions kept. `launch(i)` enqueues launch number i on the stream; callers rotate input buffers on i so
+// inputs do not sit in L2 between launches.
+//
+// Each repetition is enqueued behind a blocking kernel (kernels::block_stream) that the host releases only
+// after the last launch of the repetition is queued: the launches then run back to back at GPU speed even
+// when one takes the host longer to issue than the GPU to run (cuBLASLt's host path costs ~5-10 us a call,
+// more than a small GEMM runs). Without the block, small kernels are timed at the host's issue rate.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -19,12 +24,15 @@ struct TimingPlan {
   double budget_s = 0.03;        ///< total timed time per measurement, split over repetitions
   int min_reps = 5;
   int max_reps = 25;
-  int max_inner = 500;
+  int max_inner = 256;            ///< launches queued behind one block (the launch queue holds ~1000)
+  bool block = true;              ///< queue each repetition behind a blocking kernel (see above)
+  double block_timeout_s = 0.25;  ///< the block gives up after this; the repetition is then retried smaller
 };
 
 struct Timing {
   double median_s = 0, p10_s = 0, p90_s = 0;
   int reps = 0;
+  int inner = 0;  ///< launches per repetition
 };
 
 /// Copies the median, spread and repetition count of `t` into a sample.
