@@ -203,6 +203,39 @@ std::string format_report(const FitResult& r) {
     out += std::string("| ") + name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) +
            " | " + pct(e.max) + " |\n";
   }
+  // Where the GEMM holdout error sits: alignment class, kernel duration, format.
+  struct Subset {
+    std::string name;
+    std::vector<double> pred, meas;
+  };
+  std::vector<Subset> subsets = {{"GEMM + attention (all held out)", {}, {}},
+                                 {"GEMM, 16-byte-aligned leading dimensions", {}, {}},
+                                 {"GEMM, misaligned k or m", {}, {}},
+                                 {"GEMM, kernels < 20 us", {}, {}},
+                                 {"GEMM, kernels >= 20 us", {}, {}}};
+  std::map<std::string, Subset> by_format;
+  for (const auto& h : r.holdout) {
+    const auto add = [&](Subset& sub) {
+      sub.pred.push_back(h.predicted_s);
+      sub.meas.push_back(h.sample.median_s);
+    };
+    add(subsets[0]);
+    if (h.sample.kind != "gemm") continue;
+    const auto pen = GemmFit::penalties(gemm_shape(h.sample));
+    add(subsets[pen[0] == 0 && pen[1] == 0 ? 1 : 2]);
+    add(subsets[h.sample.median_s < 20e-6 ? 3 : 4]);
+    Subset& f = by_format["GEMM " + h.sample.dtype];
+    f.name = "GEMM " + h.sample.dtype;
+    add(f);
+  }
+  for (auto& [name, f] : by_format) subsets.push_back(std::move(f));
+  out += "\n| held-out subset | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
+  for (const auto& sub : subsets) {
+    if (sub.pred.empty()) continue;
+    const ErrorStats e = error_stats(sub.pred, sub.meas);
+    out += "| " + sub.name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) + " | " +
+           pct(e.max) + " |\n";
+  }
   out += "\n| model | fit samples | residual median | residual p90 | holdout samples | holdout median | holdout p90 | "
          "parameters |\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& m : r.models) {
