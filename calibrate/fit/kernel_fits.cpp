@@ -235,7 +235,7 @@ GemmFit fit_gemm(const std::vector<GemmSample>& samples, int sm_count, FlopRate 
       const double cap = best.misaligned_caps[GemmFit::penalties(misaligned[i].shape)[0] != 0 ? 0 : 1];
       p.ideal[i] = std::max(base[i], flops[i] / (peak.value() * cap));
     }
-    best.misaligned_surface = fit_surface(p, {0}, launch_s).surface;
+    best.misaligned_surface = fit_surface(p, {0, 1, 2}, launch_s).surface;
   }
   return best;
 }
