@@ -154,6 +154,7 @@ Choice fit_surface(const SurfaceProblem& p, const std::vector<int>& degrees, dou
   best.surface = solve_surface(p, all, best.surface.degree, best.penalty_form, best.launch_s, lo, hi);
   best.surface.ceiling = ceiling(all, best.launch_s);
   attach_residuals(best.surface, p, all, best.launch_s, best_width, best_prior, best_neighbours);
+  best.score = best_local;  // the validation error of the whole model, local part included
   return best;
 }
 
@@ -204,7 +205,9 @@ GemmFit fit_gemm(const std::vector<GemmSample>& samples, int sm_count, FlopRate 
       flops[i] = sh.flops().value();
       achieved[i] = flops[i] / (peak.value() * std::max(misaligned[i].seconds - launch_s, 1e-9));
     }
-    best.misaligned_caps = {1.0, 1.0};
+    // Two forms, kept by the validation error of the whole fit: the capped one, and no cap (the aligned
+    // model times a correction surface of its own).
+    std::vector<double> caps = {1.0, 1.0};
     for (int cls = 0; cls < 2; ++cls) {
       std::vector<std::size_t> in;
       std::vector<double> eff;
@@ -226,16 +229,24 @@ GemmFit fit_gemm(const std::vector<GemmSample>& samples, int sm_count, FlopRate 
         }
         if (err < best_err) {
           best_err = err;
-          best.misaligned_caps[static_cast<std::size_t>(cls)] = cap;
+          caps[static_cast<std::size_t>(cls)] = cap;
         }
       }
     }
-    SurfaceProblem p = problem(misaligned, best.tile_m, best.tile_n);
-    for (std::size_t i = 0; i < misaligned.size(); ++i) {
-      const double cap = best.misaligned_caps[GemmFit::penalties(misaligned[i].shape)[0] != 0 ? 0 : 1];
-      p.ideal[i] = std::max(base[i], flops[i] / (peak.value() * cap));
+    double best_mis = std::numeric_limits<double>::infinity();
+    for (const auto& form_caps : {caps, std::vector<double>{1.0, 1.0}}) {
+      SurfaceProblem p = problem(misaligned, best.tile_m, best.tile_n);
+      for (std::size_t i = 0; i < misaligned.size(); ++i) {
+        const double cap = form_caps[GemmFit::penalties(misaligned[i].shape)[0] != 0 ? 0 : 1];
+        p.ideal[i] = std::max(base[i], flops[i] / (peak.value() * cap));
+      }
+      const Choice c = fit_surface(p, {0, 1, 2, 3}, launch_s);
+      if (c.score < best_mis) {
+        best_mis = c.score;
+        best.misaligned_caps = form_caps;
+        best.misaligned_surface = c.surface;
+      }
     }
-    best.misaligned_surface = fit_surface(p, {0, 1, 2}, launch_s).surface;
   }
   return best;
 }
