@@ -1,6 +1,10 @@
 // clustersim-calibrate: measures the GPUs it finds and writes a samples file (docs/calibration.md).
 //
 //   clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] [--device D]
+//                        [--shape-seed S]
+//
+// --shape-seed draws another set of random GEMM shapes (the transformer grid stays the same): a run with a
+// new seed measures shapes no earlier fit has seen.
 //
 // Samples are written and flushed as they are measured, so a run cut short keeps what it measured. The
 // file is then imported and fitted on any machine with `clustersim-fit` (no GPU needed).
@@ -29,7 +33,7 @@ std::string version_string(int v, int major_div, int minor_div) {
 int usage(const char* msg) {
   std::cerr << "clustersim-calibrate: " << msg
             << "\nusage: clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] "
-               "[--device D]\n";
+               "[--device D] [--shape-seed S]\n";
   return 2;
 }
 
@@ -42,6 +46,7 @@ int main(int argc, char** argv) {
   std::string out_path = "calibration-samples.csv";
   std::set<std::string> only{"gemm", "memory", "nccl", "power"};
   int gpus = -1, device = 0;
+  std::uint64_t shape_seed = kDefaultShapeSeed;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::string {
@@ -53,6 +58,7 @@ int main(int argc, char** argv) {
       else if (a == "--out") out_path = value();
       else if (a == "--gpus") gpus = std::stoi(value());
       else if (a == "--device") device = std::stoi(value());
+      else if (a == "--shape-seed") shape_seed = std::stoull(value());
       else if (a == "--only") {
         only.clear();
         std::stringstream ss(value());
@@ -109,6 +115,8 @@ int main(int argc, char** argv) {
     run.date = date;
     run.tool = std::string("clustersim-calibrate 0.1") + (quick ? " --quick" : "");
     run.extra["gpus_visible"] = std::to_string(count);
+    run.extra["gemm_shape_seed"] = std::to_string(shape_seed);
+    run.extra["timing"] = "repetitions queued behind a blocking kernel";
     run.extra["l2_bytes"] = std::to_string(prop.l2CacheSize);
     run.extra["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
     if (!nvml.available()) run.extra["nvml"] = "unavailable: " + nvml.why_unavailable();
@@ -127,6 +135,7 @@ int main(int argc, char** argv) {
     ctx.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
     ctx.sm_count = prop.multiProcessorCount;
     ctx.quick = quick;
+    ctx.shape_seed = shape_seed;
     if (quick) {
       ctx.plan.budget_s = 0.012;
       ctx.plan.min_reps = 5;
