@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -36,6 +37,8 @@ TEST(SingleGpuStep, MeasuredH200ProfilePredictsPyTorchStepsWithinTenPercent) {
     const RunResult r = run_scenario(sc);
     const double predicted_ms = r.step.step_time.seconds() * 1e3;
     const double measured_ms = m["step_ms_median"].get<double>();
+    std::printf("%s: predicted %.1f ms, measured %.1f ms (%+.1f%%)\n", sc.name.c_str(), predicted_ms, measured_ms,
+                (predicted_ms / measured_ms - 1) * 100);
     EXPECT_NEAR(predicted_ms / measured_ms, 1.0, 0.10)
         << sc.name << ": predicted " << predicted_ms << " ms, measured " << measured_ms << " ms";
   }
