@@ -195,26 +195,29 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   return r;
 }
 
-std::string format_report(const FitResult& r) {
-  std::string out;
-  const auto pct = [](double v) { return fmt("%.1f%%", v * 100); };
-  out += "| held out (random quarter) | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
-  for (const auto& [name, e] : {std::pair{"GEMM", r.gemm_holdout}, std::pair{"attention", r.attention_holdout}}) {
-    out += std::string("| ") + name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) +
-           " | " + pct(e.max) + " |\n";
+std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples) {
+  const auto model = make_cost_model(profile);
+  std::vector<HeldOutPrediction> out;
+  for (const auto& s : samples.samples) {
+    if (s.kind == "gemm") out.push_back({s, model->gemm(gemm_shape(s)).seconds()});
+    else if (s.kind == "attention") out.push_back({s, model->attention(attention_shape(s)).seconds()});
   }
-  // Where the GEMM holdout error sits: alignment class, kernel duration, format.
+  return out;
+}
+
+std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& predictions, const std::string& title) {
+  const auto pct = [](double v) { return fmt("%.1f%%", v * 100); };
   struct Subset {
     std::string name;
     std::vector<double> pred, meas;
   };
-  std::vector<Subset> subsets = {{"GEMM + attention (all held out)", {}, {}},
+  std::vector<Subset> subsets = {{"GEMM + attention (all)", {}, {}},
                                  {"GEMM, 16-byte-aligned leading dimensions", {}, {}},
                                  {"GEMM, misaligned k or m", {}, {}},
                                  {"GEMM, kernels < 20 us", {}, {}},
                                  {"GEMM, kernels >= 20 us", {}, {}}};
   std::map<std::string, Subset> by_format;
-  for (const auto& h : r.holdout) {
+  for (const auto& h : predictions) {
     const auto add = [&](Subset& sub) {
       sub.pred.push_back(h.predicted_s);
       sub.meas.push_back(h.sample.median_s);
@@ -229,13 +232,25 @@ std::string format_report(const FitResult& r) {
     add(f);
   }
   for (auto& [name, f] : by_format) subsets.push_back(std::move(f));
-  out += "\n| held-out subset | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
+  std::string out = "| " + title + " | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
   for (const auto& sub : subsets) {
     if (sub.pred.empty()) continue;
     const ErrorStats e = error_stats(sub.pred, sub.meas);
     out += "| " + sub.name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) + " | " +
            pct(e.max) + " |\n";
   }
+  return out;
+}
+
+std::string format_report(const FitResult& r) {
+  std::string out;
+  const auto pct = [](double v) { return fmt("%.1f%%", v * 100); };
+  out += "| held out (random quarter) | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
+  for (const auto& [name, e] : {std::pair{"GEMM", r.gemm_holdout}, std::pair{"attention", r.attention_holdout}}) {
+    out += std::string("| ") + name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) +
+           " | " + pct(e.max) + " |\n";
+  }
+  out += "\n" + format_prediction_subsets(r.holdout, "held-out subset");
   out += "\n| model | fit samples | residual median | residual p90 | holdout samples | holdout median | holdout p90 | "
          "parameters |\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& m : r.models) {

@@ -44,6 +44,15 @@ struct FitResult {
 /// Throws std::invalid_argument when a model has too few samples to fit.
 [[nodiscard]] FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& samples, const FitOptions& options);
 
+/// Errors of `predictions` as a Markdown table: all, then GEMMs by alignment class (16-byte-aligned leading
+/// dimensions or not), by kernel duration (< or >= 20 us) and by format. `title` heads the first column.
+[[nodiscard]] std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& predictions,
+                                                    const std::string& title);
+
+/// Predictions of `profile` for every GEMM and attention sample of `samples` (formats the profile has no
+/// fit for included: they go through the profile's fallback model).
+[[nodiscard]] std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples);
+
 /// The report as Markdown tables.
 [[nodiscard]] std::string format_report(const FitResult& r);
 

@@ -6,6 +6,7 @@
 //   clustersim-fit runs --db DB
 //       Lists the runs and fits in a database.
 //   clustersim-fit check-steps --profile P --measured gpt_step.json
+//   clustersim-fit check-samples --profile P --samples FILE...
 //       Predicts the GPT steps measured by calibrate/pytorch/gpt_step.py and compares.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -86,6 +87,20 @@ int cmd_fit(const std::vector<std::string>& sample_files, const std::string& bas
   return 0;
 }
 
+// A profile against samples it may never have seen (another run, another machine, a user's own GEMMs).
+int cmd_check_samples(const std::string& profile_name, const std::vector<std::string>& sample_files) {
+  const cs::DeviceProfile profile = cs::find_device_profile(profile_name);
+  std::vector<cs::fit::HeldOutPrediction> all;
+  for (const auto& f : sample_files) {
+    const auto p = cs::fit::predict_samples(profile, cs::read_samples_file(f));
+    all.insert(all.end(), p.begin(), p.end());
+  }
+  if (all.empty()) throw cs::InputError({sample_files.front(), 0, 0}, "", "no GEMM or attention samples");
+  std::cout << "profile " << profile.provenance.profile << " (" << profile.provenance.kind << ")\n\n"
+            << cs::fit::format_prediction_subsets(all, "subset");
+  return 0;
+}
+
 int cmd_runs(const std::string& db_path) {
   const cs::CalibrationStore store = cs::CalibrationStore::open(db_path);
   for (const auto& r : store.runs()) {
@@ -160,10 +175,15 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check-steps", "compare predicted and measured GPT training steps");
   check->add_option("--profile", profile, "device profile (name or file)")->required();
   check->add_option("--measured", measured, "gpt_step.json from calibrate/pytorch/gpt_step.py")->required();
+  std::vector<std::string> check_files;
+  auto* check_samples = app.add_subcommand("check-samples", "errors of a profile's GEMM and attention predictions on samples");
+  check_samples->add_option("--profile", profile, "device profile (name or file)")->required();
+  check_samples->add_option("--samples", check_files, "samples file(s)")->required()->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
   try {
     if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv, holdout_fraction, seed);
     if (*runs) return cmd_runs(db);
+    if (*check_samples) return cmd_check_samples(profile, check_files);
     return cmd_check_steps(profile, measured);
   } catch (const cs::InputError& e) {
     std::cerr << "clustersim-fit: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -113,6 +114,31 @@ TEST(CalibrationFitter, FitsHoldsOutAQuarterAndWritesALoadableProfile) {
     EXPECT_NEAR(b->gemm(s) / a->gemm(s), 1.0, 1e-4);  // residual rows are written with 6 digits
   }
   EXPECT_EQ(b->memory_bound(Bytes{1e9}), a->memory_bound(Bytes{1e9}));
+}
+
+// A profile held against samples: one prediction per GEMM and attention sample, equal to the fit's own
+// predictions on the held-out ones, and a subset table whose first row counts them all.
+TEST(CalibrationFitter, PredictsSamplesItNeverSawAndTabulatesTheErrors) {
+  const DeviceProfile base = find_device_profile("h200-datasheet");
+  const SamplesFile samples = synthetic_samples(base);
+  FitOptions opt;
+  opt.profile_name = "synthetic";
+  const FitResult r = fit_calibration(base, samples, opt);
+  const auto predicted = predict_samples(r.profile, samples);
+  ASSERT_EQ(predicted.size(), 248u);  // 200 GEMMs + 48 attention samples; memory and power are not predicted
+  for (const auto& h : r.holdout) {
+    const auto same = std::find_if(predicted.begin(), predicted.end(), [&](const HeldOutPrediction& p) {
+      return p.sample.kind == h.sample.kind && p.sample.op == h.sample.op && p.sample.m == h.sample.m &&
+             p.sample.n == h.sample.n && p.sample.k == h.sample.k && p.sample.batch == h.sample.batch &&
+             p.sample.heads == h.sample.heads && p.sample.seq == h.sample.seq;
+    });
+    ASSERT_NE(same, predicted.end());
+    EXPECT_DOUBLE_EQ(same->predicted_s, h.predicted_s);
+  }
+  const std::string table = format_prediction_subsets(predicted, "subset");
+  EXPECT_NE(table.find("| GEMM + attention (all) | 248 |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| GEMM, 16-byte-aligned leading dimensions | 200 |"), std::string::npos) << table;
+  EXPECT_EQ(table.find("misaligned"), std::string::npos) << table;  // no misaligned sample: no row
 }
 
 // A cost model where every kind of kernel has its own fixed cost, to count the kernels of a GPT step.
