@@ -28,7 +28,9 @@ struct GemmFit {
   /// Shapes with a misaligned leading dimension run other cuBLAS kernels (narrower loads). Their time is
   /// the aligned model's or that of a lower compute ceiling, whichever is longer:
   ///   max(ideal / efficiency_aligned, FLOPs / (peak * misaligned_caps[class])) / misaligned_surface
-  /// with class 0 for 1-2-byte and class 1 for 4-8-byte alignment. Empty: aligned model for all shapes.
+  /// with class 0 for 1-2-byte and class 1 for 4-8-byte alignment. Caps of 1 (peak) never bind: the aligned
+  /// model divided by a correction surface of the misaligned shapes' own (the form the H200 fit keeps).
+  /// Empty: aligned model for all shapes.
   std::vector<double> misaligned_caps;
   EfficiencySurface misaligned_surface;
 
@@ -37,8 +39,8 @@ struct GemmFit {
   [[nodiscard]] static double ideal_seconds(const GemmShape& s, int tile_m, int tile_n, int sm_count, FlopRate peak);
   /// The alignment class of the TN layout's leading dimensions, k (A and B) and m (C), whose least-aligned
   /// one sets the width of cuBLAS's loads: {1, 0} for 1- or 2-byte alignment, {0, 1} for 4 or 8 bytes,
-  /// {0, 0} when both are 16-byte aligned. (The H200 calibration shows bf16 GEMMs capped near 115 TFLOP/s
-  /// with 2-byte alignment and near 220 TFLOP/s with 4- or 8-byte alignment, against ~800 aligned.)
+  /// {0, 0} when both are 16-byte aligned. (The H200 calibration shows bf16 GEMMs of >= 30 us at 45-120
+  /// TFLOP/s with 2-byte alignment and 110-230 TFLOP/s with 4- or 8-byte alignment, against ~820 aligned.)
   [[nodiscard]] static std::vector<double> penalties(const GemmShape& s);
 };
 
