@@ -1,10 +1,11 @@
 // clustersim-calibrate: measures the GPUs it finds and writes a samples file (docs/calibration.md).
 //
 //   clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] [--device D]
-//                        [--shape-seed S]
+//                        [--shape-seed S] [--budget-ms B]
 //
 // --shape-seed draws another set of random GEMM shapes (the transformer grid stays the same): a run with a
-// new seed measures shapes no earlier fit has seen.
+// new seed measures shapes no earlier fit has seen. --budget-ms sets the timed time per measurement (30 ms,
+// 12 with --quick), split over its 5-25 repetitions.
 //
 // Samples are written and flushed as they are measured, so a run cut short keeps what it measured. The
 // file is then imported and fitted on any machine with `clustersim-fit` (no GPU needed).
@@ -33,7 +34,7 @@ std::string version_string(int v, int major_div, int minor_div) {
 int usage(const char* msg) {
   std::cerr << "clustersim-calibrate: " << msg
             << "\nusage: clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] "
-               "[--device D] [--shape-seed S]\n";
+               "[--device D] [--shape-seed S] [--budget-ms B]\n";
   return 2;
 }
 
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   std::set<std::string> only{"gemm", "memory", "nccl", "power"};
   int gpus = -1, device = 0;
   std::uint64_t shape_seed = kDefaultShapeSeed;
+  double budget_ms = -1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::string {
@@ -59,6 +61,10 @@ int main(int argc, char** argv) {
       else if (a == "--gpus") gpus = std::stoi(value());
       else if (a == "--device") device = std::stoi(value());
       else if (a == "--shape-seed") shape_seed = std::stoull(value());
+      else if (a == "--budget-ms") {
+        budget_ms = std::stod(value());
+        if (!(budget_ms > 0)) return usage("--budget-ms must be positive");
+      }
       else if (a == "--only") {
         only.clear();
         std::stringstream ss(value());
@@ -116,6 +122,8 @@ int main(int argc, char** argv) {
     run.tool = std::string("clustersim-calibrate 0.1") + (quick ? " --quick" : "");
     run.extra["gpus_visible"] = std::to_string(count);
     run.extra["gemm_shape_seed"] = std::to_string(shape_seed);
+    const double budget_s = budget_ms > 0 ? budget_ms * 1e-3 : quick ? 0.012 : TimingPlan{}.budget_s;
+    run.extra["timed_ms_per_measurement"] = std::to_string(budget_s * 1e3);
     run.extra["timing"] = "repetitions queued behind a blocking kernel";
     run.extra["l2_bytes"] = std::to_string(prop.l2CacheSize);
     run.extra["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
@@ -136,10 +144,8 @@ int main(int argc, char** argv) {
     ctx.sm_count = prop.multiProcessorCount;
     ctx.quick = quick;
     ctx.shape_seed = shape_seed;
-    if (quick) {
-      ctx.plan.budget_s = 0.012;
-      ctx.plan.min_reps = 5;
-    }
+    if (quick) ctx.plan.min_reps = 5;
+    ctx.plan.budget_s = budget_s;
     std::size_t written = 0;
     ctx.emit = [&](const CalibrationSample& s) {
       write_sample(out, s);
