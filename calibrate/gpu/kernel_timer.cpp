@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -117,6 +118,8 @@ Timing time_kernel(cudaStream_t stream, const std::function<void(int)>& launch, 
     if (const auto t = repetition(inner)) {
       per_launch.push_back(*t);
     } else if (inner > 1) {  // the launch queue filled behind the block: fewer launches per repetition
+      std::fprintf(stderr, "timer: the stream block timed out with %d launches queued; retrying with %d\n", inner,
+                   std::max(1, inner / 2));
       inner = std::max(1, inner / 2);
       per_launch.clear();
     } else {
