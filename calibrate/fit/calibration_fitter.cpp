@@ -38,6 +38,14 @@ std::string fmt(const char* f, double a, double b = 0, double c = 0) {
   return buf;
 }
 
+std::string pct(double v) { return fmt("%.1f%%", v * 100); }
+
+// "| name | count | median | p90 | max |" of the error tables.
+std::string error_row(const std::string& name, const ErrorStats& e) {
+  return "| " + name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) + " | " +
+         pct(e.max) + " |\n";
+}
+
 }  // namespace
 
 FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, const FitOptions& opt) {
@@ -206,7 +214,6 @@ std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, con
 }
 
 std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& predictions, const std::string& title) {
-  const auto pct = [](double v) { return fmt("%.1f%%", v * 100); };
   struct Subset {
     std::string name;
     std::vector<double> pred, meas;
@@ -234,21 +241,16 @@ std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& pred
   for (auto& [name, f] : by_format) subsets.push_back(std::move(f));
   std::string out = "| " + title + " | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
   for (const auto& sub : subsets) {
-    if (sub.pred.empty()) continue;
-    const ErrorStats e = error_stats(sub.pred, sub.meas);
-    out += "| " + sub.name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) + " | " +
-           pct(e.max) + " |\n";
+    if (!sub.pred.empty()) out += error_row(sub.name, error_stats(sub.pred, sub.meas));
   }
   return out;
 }
 
 std::string format_report(const FitResult& r) {
   std::string out;
-  const auto pct = [](double v) { return fmt("%.1f%%", v * 100); };
   out += "| held out (random quarter) | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
   for (const auto& [name, e] : {std::pair{"GEMM", r.gemm_holdout}, std::pair{"attention", r.attention_holdout}}) {
-    out += std::string("| ") + name + " | " + std::to_string(e.count) + " | " + pct(e.median) + " | " + pct(e.p90) +
-           " | " + pct(e.max) + " |\n";
+    out += error_row(name, e);
   }
   out += "\n" + format_prediction_subsets(r.holdout, "held-out subset");
   out += "\n| model | fit samples | residual median | residual p90 | holdout samples | holdout median | holdout p90 | "

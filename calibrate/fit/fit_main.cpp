@@ -6,8 +6,9 @@
 //   clustersim-fit runs --db DB
 //       Lists the runs and fits in a database.
 //   clustersim-fit check-steps --profile P --measured gpt_step.json
-//   clustersim-fit check-samples --profile P --samples FILE...
 //       Predicts the GPT steps measured by calibrate/pytorch/gpt_step.py and compares.
+//   clustersim-fit check-samples --profile P --samples FILE...
+//       Predicts every GEMM and attention sample of the files and tabulates the errors.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 

@@ -144,7 +144,6 @@ int main(int argc, char** argv) {
     ctx.sm_count = prop.multiProcessorCount;
     ctx.quick = quick;
     ctx.shape_seed = shape_seed;
-    if (quick) ctx.plan.min_reps = 5;
     ctx.plan.budget_s = budget_s;
     std::size_t written = 0;
     ctx.emit = [&](const CalibrationSample& s) {

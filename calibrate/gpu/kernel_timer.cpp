@@ -95,13 +95,13 @@ Timing time_kernel(cudaStream_t stream, const std::function<void(int)>& launch, 
   // One repetition of n launches, per-launch seconds; empty when the block timed out before the host had
   // queued them all (the timing would then include the host's issue time).
   const auto repetition = [&](int n) -> std::optional<double> {
-    if (plan.block) blocker.block(stream, plan.block_timeout_s);
+    blocker.block(stream, plan.block_timeout_s);
     CS_CUDA(cudaEventRecord(events.start, stream));
     for (int j = 0; j < n; ++j) launch(i++);
     CS_CUDA(cudaEventRecord(events.stop, stream));
-    if (plan.block) blocker.release();
+    blocker.release();
     CS_CUDA(cudaEventSynchronize(events.stop));
-    if (plan.block && blocker.timed_out()) return std::nullopt;
+    if (blocker.timed_out()) return std::nullopt;
     return events.seconds() / n;
   };
 
@@ -126,9 +126,7 @@ Timing time_kernel(cudaStream_t stream, const std::function<void(int)>& launch, 
       throw std::runtime_error("the stream block timed out with a single launch queued");
     }
   }
-  Timing t = summarize(std::move(per_launch));
-  t.inner = inner;
-  return t;
+  return summarize(std::move(per_launch));
 }
 
 }  // namespace cs::calib

@@ -25,14 +25,12 @@ struct TimingPlan {
   int min_reps = 5;
   int max_reps = 25;
   int max_inner = 256;            ///< launches queued behind one block (the launch queue holds ~1000)
-  bool block = true;              ///< queue each repetition behind a blocking kernel (see above)
   double block_timeout_s = 0.25;  ///< the block gives up after this; the repetition is then retried smaller
 };
 
 struct Timing {
   double median_s = 0, p10_s = 0, p90_s = 0;
   int reps = 0;
-  int inner = 0;  ///< launches per repetition
 };
 
 /// Copies the median, spread and repetition count of `t` into a sample.
