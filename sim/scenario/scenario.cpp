@@ -20,7 +20,16 @@ auto located(const InputNode& where, F&& f) {
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
-  const InputNode root = InputNode::load_file(path);
+  return load_scenario(InputNode::load_file(path), profile_override);
+}
+
+Scenario load_scenario_text(const std::string& yaml_text, const std::string& name,
+                            const std::string& profile_override) {
+  return load_scenario(InputNode::parse(yaml_text, name), profile_override);
+}
+
+Scenario load_scenario(const InputNode& root, const std::string& profile_override) {
+  const std::string& path = root.file();
   root.allow_only({"format_version", "name", "description", "model", "cluster", "parallelism", "training",
                   "network", "facility"});
   Scenario sc;

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "sim/input/input_node.hpp"
+
 #include "sim/collectives/network_options.hpp"
 #include "sim/facility/facility_config.hpp"
 #include "sim/hardware/device_profile.hpp"
@@ -32,5 +34,11 @@ struct Scenario {
 /// Reads and checks `path`; `profile_override` (a name or file), when not empty, replaces cluster.profile.
 /// Throws InputError ("file:line:column: key.path: what is wrong") on any problem.
 [[nodiscard]] Scenario load_scenario(const std::string& path, const std::string& profile_override = "");
+/// The same for scenario YAML held in memory (a sweep point, the planner's editor); `name` stands in for the
+/// file name in messages.
+[[nodiscard]] Scenario load_scenario_text(const std::string& yaml_text, const std::string& name,
+                                          const std::string& profile_override = "");
+/// The same for an already parsed document (reads every key of `root`, rejects unknown ones).
+[[nodiscard]] Scenario load_scenario(const InputNode& root, const std::string& profile_override = "");
 
 }  // namespace cs
