@@ -137,7 +137,13 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     // Adam step over the GPU's optimizer shard: reads fp32 param, grad, m, v (16 B), writes param, m, v
     // (12 B) and the 16-bit working copy (2 B): 30 bytes per parameter.
     const double shard = p.zero_stage >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
-    optimizer_.push_back(compute.memory_bound(Bytes{stage_params / shard * 30.0}));
+    Time step_end = compute.memory_bound(Bytes{stage_params / shard * 30.0});
+    if (t.precision == DType::fp8 && !t.fp8_params) {
+      // Transformer Engine casts each weight to fp8 (and its transpose) once per step, on the first micro-batch,
+      // and reuses it for the rest: read 2 bytes, write 1 + 1, for every parameter the GPU holds.
+      step_end += compute.memory_bound(Bytes{stage_params * 4.0});
+    }
+    optimizer_.push_back(step_end);
   }
 }
 
