@@ -2,14 +2,15 @@
 //
 //   clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] [--device D]
 //                        [--shape-seed S] [--budget-ms B] [--clocks burst|sustained] [--layouts tn,nn,nt]
-//                        [--random-shapes N] [--warmup-s MIN] [--trace FILE]
+//                        [--random-shapes N] [--random-align A] [--warmup-s MIN] [--trace FILE]
 //
 // --clocks burst (the default) times each repetition after an idle gap, as runs 1-3 did: the GPU runs at its
 // highest clock. --clocks sustained first keeps the GPU busy with back-to-back GEMMs until its clock and
 // power settle (--warmup-s, 20 s at least), then times every kernel back to back with a filler GEMM between
 // measurements, so the GPU never idles: the clocks a training step sees (kernel_timer.hpp). Either way every
 // sample carries the NVML SM clock, board power and temperature over its timed window. --layouts adds the NN
-// and NT layouts for bf16 GEMMs. --trace writes the NVML readings (every 100 ms) as CSV. The runner
+// and NT layouts for bf16 GEMMs. --random-align A makes every random shape's sizes multiples of A (by
+// default they alternate between multiples of 64 and odd sizes). --trace writes the NVML readings (every 100 ms) as CSV. The runner
 // never changes clocks or power limits.
 //
 // --shape-seed draws another set of random GEMM shapes (the transformer grid stays the same): a run with a
@@ -46,7 +47,7 @@ int usage(const char* msg) {
   std::cerr << "clustersim-calibrate: " << msg
             << "\nusage: clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] "
                "[--device D] [--shape-seed S] [--budget-ms B] [--clocks burst|sustained] [--layouts tn,nn,nt] "
-               "[--random-shapes N] [--warmup-s MIN] [--trace FILE]\n";
+               "[--random-shapes N] [--random-align A] [--warmup-s MIN] [--trace FILE]\n";
   return 2;
 }
 
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   bool sustained = false;
   std::vector<std::string> layouts{"tn"};
   int random_shapes = -1;
+  std::int64_t random_align = 0;
   double warmup_s = 20.0;
   std::string trace_path;
   for (int i = 1; i < argc; ++i) {
@@ -96,6 +98,9 @@ int main(int argc, char** argv) {
       } else if (a == "--random-shapes") {
         random_shapes = std::stoi(value());
         if (random_shapes < 0) return usage("--random-shapes must be >= 0");
+      } else if (a == "--random-align") {
+        random_align = std::stoll(value());
+        if (random_align < 1) return usage("--random-align must be >= 1");
       } else if (a == "--warmup-s") {
         warmup_s = std::stod(value());
         if (!(warmup_s >= 0)) return usage("--warmup-s must be >= 0");
@@ -166,6 +171,7 @@ int main(int argc, char** argv) {
                                     : "burst: repetitions queued behind a blocking kernel";
     run.extra["clocks"] = sustained ? "sustained" : "burst";
     if (random_shapes >= 0) run.extra["gemm_random_shapes"] = std::to_string(random_shapes);
+    if (random_align > 0) run.extra["gemm_random_align"] = std::to_string(random_align);
     std::string layout_list;
     for (const auto& l : layouts) layout_list += (layout_list.empty() ? "" : ",") + l;
     run.extra["gemm_layouts_bf16"] = layout_list;
@@ -196,6 +202,7 @@ int main(int argc, char** argv) {
     ctx.sustained = sustained;
     ctx.gemm_layouts = layouts;
     ctx.random_shapes = random_shapes;
+    ctx.random_align = random_align;
     const NvmlSampler sampler(nvml, std::chrono::milliseconds(5));
     ctx.sampler = &sampler;
     std::unique_ptr<BusyGemm> filler;

@@ -46,7 +46,7 @@ const DtypeConfig kDtypes[] = {
 
 std::int64_t round_up(std::int64_t v, std::int64_t a) { return (v + a - 1) / a * a; }
 
-std::vector<Shape> shape_grid(bool quick, std::uint64_t seed, int random_shapes) {
+std::vector<Shape> shape_grid(bool quick, std::uint64_t seed, int random_shapes, std::int64_t random_align) {
   std::set<Shape> s;
   const std::vector<std::int64_t> hidden = quick ? std::vector<std::int64_t>{2048, 8192}
                                                  : std::vector<std::int64_t>{1024, 2048, 3072, 4096, 5120, 8192};
@@ -76,7 +76,7 @@ std::vector<Shape> shape_grid(bool quick, std::uint64_t seed, int random_shapes)
   const int random_count = random_shapes >= 0 ? random_shapes : quick ? 24 : 480;
   for (int i = 0; i < random_count; ++i) {
     // Every other shape rounded to multiples of 64, as framework shapes mostly are; the rest left odd.
-    const std::int64_t a = i % 2 == 0 ? 64 : 1;
+    const std::int64_t a = random_align > 0 ? random_align : i % 2 == 0 ? 64 : 1;
     const auto d = [&] { return round_up(static_cast<std::int64_t>(std::exp(lg(rng))), a); };
     s.insert({d(), d(), d()});
   }
@@ -140,7 +140,7 @@ void make_plan(Plan& p, const Lt& lt, const DtypeConfig& d, const Shape& s, std:
 }  // namespace
 
 void run_gemm_sweep(const GpuContext& ctx) {
-  const std::vector<Shape> base = shape_grid(ctx.quick, ctx.shape_seed, ctx.random_shapes);
+  const std::vector<Shape> base = shape_grid(ctx.quick, ctx.shape_seed, ctx.random_shapes, ctx.random_align);
   const Lt lt;
   const std::size_t workspace_bytes = 32u << 20;
   const double arena_bytes = 6.0 * (1u << 30);  // inputs and outputs of the rotating sets

@@ -34,6 +34,7 @@ struct GpuContext {
   const NvmlSampler* sampler = nullptr;    ///< clocks and power of each sample's window, when NVML works
   std::vector<std::string> gemm_layouts{"tn"};  ///< layouts timed for bf16 (other formats: TN only)
   int random_shapes = -1;                  ///< random GEMM shapes per format (-1: the default, 480 / 24 quick)
+  std::int64_t random_align = 0;           ///< random shapes' sizes a multiple of this (0: alternately 64 and 1)
   std::function<void(const CalibrationSample&)> emit;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 

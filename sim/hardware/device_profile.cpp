@@ -132,9 +132,9 @@ DeviceProfile find_device_profile(const std::string& name_or_path) {
   throw InputError({}, "", "unknown device profile \"" + name_or_path + "\" (shipped: " + known + ")");
 }
 
-std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile) {
+std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile, std::optional<Watts> power_cap) {
   if (!profile.fits.gemm.empty() || !profile.fits.attention_fwd.empty() || profile.fits.memory) {
-    return std::make_unique<FittedCostModel>(profile);
+    return std::make_unique<FittedCostModel>(profile, power_cap);
   }
   return std::make_unique<RooflineCostModel>(profile);
 }
