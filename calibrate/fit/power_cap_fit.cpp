@@ -83,8 +83,9 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   const double copy_rate = copies_alone->bytes / copies_alone->median_s;
   std::vector<double> xs, ys;
   std::vector<double> held;
-  out.report = "| copies per GEMM (bytes) | GEMM ms | copies ms | NVML MHz | GEMM clock from its time, MHz | board W | "
-               "GEMM W |\n|---|---|---|---|---|---|---|\n";
+  out.report =
+      "| copies per GEMM (bytes) | GEMM ms | copies ms | NVML MHz | GEMM clock from its time, MHz | board W | "
+      "GEMM W |\n|---|---|---|---|---|---|---|\n";
   for (const auto& [b, p] : mixed) {
     const double ratio = 1.0 + (p.t_gemm / t_max - 1.0) / m.clock_bound;
     const double f = fmax / std::max(ratio, 1.0);
@@ -127,24 +128,26 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   m.busy_power = Watts{d_ref};
   for (const auto& [t, peak] : base.gpu.peak) m.tensor_power[t] = Watts{d_ref / ref_busy};
 
-  out.report += "\n" + line("beta (clock-bound share of a GEMM's time) %.3f from t_max %.4f ms and the pure point "
-                            "%.4f ms at %.0f MHz\n",
-                            m.clock_bound, t_max * 1e3, pure.t_gemm * 1e3, pure.mhz);
+  out.report += "\n" + line(
+                           "beta (clock-bound share of a GEMM's time) %.3f from t_max %.4f ms and the pure point "
+                           "%.4f ms at %.0f MHz\n",
+                           m.clock_bound, t_max * 1e3, pure.t_gemm * 1e3, pure.mhz);
   out.report += line("gamma %.2f, GEMM (bf16 8192^3, %.0f%% of peak at f_max) dynamic power %.0f W at %.0f MHz\n",
                      m.power_exponent, ref_busy * 100, d_ref, fmax);
-  out.report += line("copies alone: %.0f W at %.0f GB/s; memory power %.0f W at the datasheet bandwidth; held "
-                     "fraction of the %.0f W limit %.3f\n",
-                     p_copy, copy_rate * 1e-9, m.memory_power.value(), m.power_limit.value(), m.held_fraction);
+  out.report += line(
+      "copies alone: %.0f W at %.0f GB/s; memory power %.0f W at the datasheet bandwidth; held "
+      "fraction of the %.0f W limit %.3f\n",
+      p_copy, copy_rate * 1e-9, m.memory_power.value(), m.power_limit.value(), m.held_fraction);
   for (const auto& [t, v] : per) {
     out.report += "per-sample estimate of the tensor power " + std::string(to_string(t)) + ":" +
                   line(" %.0f W at 100%% of peak (median of %.0f sustained GEMMs >= 0.5 ms)\n", median(v),
                        static_cast<double>(v.size()));
   }
-  out.report += line("tensor power used for every format: %.0f W at 100%% of its peak (the sweep's bf16 GEMM); a GPU "
-                     "kept busy by that GEMM runs at %.0f MHz\n",
-                     m.tensor_power[DType::bf16].value(),
-                     m.sustained_clock(std::vector<KernelLoad>{{Time::from_seconds(t_max), m.clock_bound, m.busy_power}}) *
-                         fmax);
+  out.report += line(
+      "tensor power used for every format: %.0f W at 100%% of its peak (the sweep's bf16 GEMM); a GPU "
+      "kept busy by that GEMM runs at %.0f MHz\n",
+      m.tensor_power[DType::bf16].value(),
+      m.sustained_clock(std::vector<KernelLoad>{{Time::from_seconds(t_max), m.clock_bound, m.busy_power}}) * fmax);
   return out;
 }
 

@@ -6,11 +6,15 @@ namespace cs {
 
 KernelLoad FittedCostModel::gemm_load(const GemmShape& s) const {
   Time t;
-  const auto l = s.layout == GemmLayout::tn ? p_.fits.gemm_layouts.end() : p_.fits.gemm_layouts.find({s.dtype, s.layout});
+  const auto l =
+      s.layout == GemmLayout::tn ? p_.fits.gemm_layouts.end() : p_.fits.gemm_layouts.find({s.dtype, s.layout});
   const auto it = p_.fits.gemm.find(s.dtype);
-  if (l != p_.fits.gemm_layouts.end()) t = l->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
-  else if (it != p_.fits.gemm.end()) t = it->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
-  else return {fallback_.gemm(s), 0.0, Watts{0.0}};
+  if (l != p_.fits.gemm_layouts.end())
+    t = l->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
+  else if (it != p_.fits.gemm.end())
+    t = it->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
+  else
+    return {fallback_.gemm(s), 0.0, Watts{0.0}};
   const auto& pc = p_.fits.power_cap;
   if (!pc || t <= Time::zero()) return {t, 0.0, Watts{0.0}};
   // Dynamic power in proportion to the tensor-core rate at f_max (power_cap_model.hpp); a format the

@@ -39,13 +39,13 @@ struct KernelLoad {
 };
 
 struct PowerCapModel {
-  double max_clock_mhz = 1980;   ///< f_max: the clock of an unthrottled board
-  double min_clock_mhz = 345;    ///< the lowest clock the regulator goes to (an idle H200 reads 345 MHz)
-  double clock_step_mhz = 15;    ///< clocks move in these steps
-  double clock_bound = 1.0;      ///< beta of GEMMs and attention
-  double power_exponent = 2.0;   ///< gamma
-  Watts static_power;            ///< P_static: the measured idle power
-  Watts power_limit;             ///< the limit the board enforces (700 W on an H200)
+  double max_clock_mhz = 1980;  ///< f_max: the clock of an unthrottled board
+  double min_clock_mhz = 345;   ///< the lowest clock the regulator goes to (an idle H200 reads 345 MHz)
+  double clock_step_mhz = 15;   ///< clocks move in these steps
+  double clock_bound = 1.0;     ///< beta of GEMMs and attention
+  double power_exponent = 2.0;  ///< gamma
+  Watts static_power;           ///< P_static: the measured idle power
+  Watts power_limit;            ///< the limit the board enforces (700 W on an H200)
   /// The power the regulator holds at the limit, as a fraction of it (NVML reads ~0.99 at 700 W).
   double held_fraction = 1.0;
   std::map<DType, Watts> tensor_power;  ///< P_dyn at f_max of a kernel at 100% of the format's datasheet peak

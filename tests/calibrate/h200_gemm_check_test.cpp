@@ -30,8 +30,8 @@ double median(std::vector<double> v) {
 // bounds below sit just above what it reaches: overall median <= 7.5%, no bias (median signed error within
 // +-3%), each variant's median <= 11%.
 TEST(ShippedProfiles, H200PredictsThePyTorchCheckSetAtSustainedClocks) {
-  const SamplesFile check = read_samples_file(std::string(CS_SOURCE_DIR) +
-                                              "/profiles/h200-calibration/run4-sustained/gemm-check.csv");
+  const SamplesFile check =
+      read_samples_file(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/run4-sustained/gemm-check.csv");
   const auto predictions = fit::predict_samples(find_device_profile("h200"), check);
   std::vector<double> all, signed_all;
   std::map<std::string, std::vector<double>> by_variant;

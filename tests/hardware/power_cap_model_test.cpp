@@ -1,9 +1,9 @@
 // The power-cap model: kernel time and board power against the SM clock, and the clock a mix settles at.
+#include "sim/hardware/power_cap_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <vector>
-
-#include "sim/hardware/power_cap_model.hpp"
 
 namespace cs {
 namespace {
