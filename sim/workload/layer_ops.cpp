@@ -214,12 +214,13 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
     switch (f.kind) {
       case OpKind::gemm: {
         // dX = dY * W^T (m x k, inner n) and dW = X^T * dY (k x n, inner m); each has the forward's FLOPs.
+        // PyTorch runs them as cuBLAS NN and NT calls (the forward is TN), which calibrate differently.
         Op dx{f.name + " dgrad", OpKind::gemm};
         dx.selective_recompute = false;
-        dx.gemm = GemmShape{f.gemm.m, f.gemm.k, f.gemm.n, f.gemm.dtype, f.gemm.batch};
+        dx.gemm = GemmShape{f.gemm.m, f.gemm.k, f.gemm.n, f.gemm.dtype, f.gemm.batch, GemmLayout::nn};
         dx.model_flops = f.model_flops;
         Op dw{f.name + " wgrad", OpKind::gemm};
-        dw.gemm = GemmShape{f.gemm.k, f.gemm.n, f.gemm.m, f.gemm.dtype, f.gemm.batch};
+        dw.gemm = GemmShape{f.gemm.k, f.gemm.n, f.gemm.m, f.gemm.dtype, f.gemm.batch, GemmLayout::nt};
         dw.model_flops = f.model_flops;
         out.push_back(std::move(dx));
         out.push_back(std::move(dw));
