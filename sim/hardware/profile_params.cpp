@@ -127,12 +127,15 @@ const ParamTable<DeviceProfile>& profile_params() {
     p.custom(from, [](const InputNode&, DeviceProfile&) {});  // resolved by load_device_profile
     // Measured sections: read by parse_measured_fits after the table (declared here so they are known keys).
     for (auto [key, help] : {std::pair{"gemm_fit", "fitted GEMM models per format."},
+                             std::pair{"gemm_layout_fit", "fitted GEMM models of the NN and NT layouts."},
                              std::pair{"attention_fwd_fit", "fitted forward attention models."},
                              std::pair{"attention_bwd_fit", "fitted backward attention models."},
                              std::pair{"memory_fit", "fitted bandwidth-bound kernel model."},
                              std::pair{"memory_ops", "fitted models per bandwidth-bound operation."},
                              std::pair{"collectives", "single-GPU NCCL measurements."},
                              std::pair{"measured_power", "measured board power."},
+                             std::pair{"power_cap_model", "kernel time and board power against SM clock, for "
+                                                          "sustained clocks under the power limit."},
                              std::pair{"calibration", "the calibration run's provenance."}}) {
       p.custom_section(measured_section(key, help), [](const InputNode&, DeviceProfile&) {});
     }
