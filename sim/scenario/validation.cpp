@@ -225,6 +225,10 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const std::string rc = cell("act_recompute");
   tr.recompute = contains(rc, "full") ? Recompute::full : contains(rc, "selective") ? Recompute::selective : Recompute::none;
   if (rc.empty()) assumptions.push_back("no recompute");
+  // Every framework of these rows runs PyTorch eagerly unless the row says it captures CUDA graphs.
+  if (!contains(notes, "CUDA graph") && !contains(notes, "cuda_graph")) {
+    tr.kernel_gap = kEagerKernelGap;
+  }
   if (contains(notes, "--tp-comm-overlap") || contains(notes, "TP comm overlap on")) tr.overlap.tp_comm = true;  // as stated
   // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.
   if (contains(fw, "2021") || contains(fw, "2022") || contains(cell("source"), "BLOOM")) {

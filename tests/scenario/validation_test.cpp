@@ -109,10 +109,10 @@ TEST(Validation, RejectsAFileWithoutTheColumns) {
 }
 
 // The accuracy claim of docs/validation.md, held as a regression bound over the public rows, with at least 40 of
-// them predicted. The shared development set sits beside the repository. The bound is 12.5% while the H100
-// datasheet profile prices GEMMs at burst clocks: the fp8 and NeMo-recipe mechanisms of issue 14 made the NeMo
-// rows 13-26% fast (12.0% overall); with GEMM rates at sustained, power-capped clocks the file is at 7.1%
-// (docs/validation.md), and the bound returns to 10% with that calibration.
+// them predicted. The shared development set sits beside the repository. The file stands at 10.04% (issue 14's
+// mechanisms, eager kernel gap included); the bound leaves half a point while the H100 datasheet profile prices
+// GEMMs at burst clocks, which keeps the NeMo rows 9-24% fast (with sustained, power-capped GEMM rates the file
+// was at 7.1%: docs/validation.md). Tighten it to 10% with that calibration.
 TEST(Validation, PublicRowsStayWithinMapeBound) {
   const std::filesystem::path csv = std::filesystem::path(CS_SOURCE_DIR) / ".." / "shared" / "validation" / "public_rows.csv";
   if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv << " beside the repository";
@@ -125,15 +125,14 @@ TEST(Validation, PublicRowsStayWithinMapeBound) {
     ++n;
   }
   EXPECT_GE(n, 40);
-  EXPECT_LE(sum / n, 0.125) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
+  EXPECT_LE(sum / n, 0.105) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
-// Regression bounds for the modern rows on the committed (burst-clock) H100 datasheet profile: 33.6% over all
-// nine rows, 11.3% over the six dense ones. Most of the dense error is the GEMM rate at sustained (power-capped)
-// clocks, issue 14's calibration part; with H100 GEMM efficiencies at their sustained values (0.69 bf16, 0.58
-// fp8) the dense rows fall within 10% each (docs/validation.md). The MoE rows miss: Qwen3-30B-A3B is +200%.
-constexpr double MODERN_MAPE_BOUND = 0.36;
-constexpr double MODERN_DENSE_MAPE_BOUND = 0.12;
+// Bounds for the modern rows on the committed (burst-clock) H100 datasheet profile: 30.9% over all nine rows,
+// 9.6% over the six dense ones. The dense rows are held to the 10% target; the MoE rows miss it (Qwen3-30B-A3B
+// is +192%, DeepSeek-V3 -28%: docs/validation.md, "Not done"), so the overall bound is a regression guard.
+constexpr double MODERN_MAPE_BOUND = 0.33;
+constexpr double MODERN_DENSE_MAPE_BOUND = 0.10;
 
 // The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
 // aborts, and the configurations that ran in production (Nemotron-4 340B on 256 H100 in bf16 and fp8, Llama 3.1
