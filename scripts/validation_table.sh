@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates the result section of docs/validation.md from `clustersim validate` on the public rows.
-# Usage: scripts/validation_table.sh [rows.csv]  (prints markdown; paste it under "## Result")
+# Usage: scripts/validation_table.sh [rows.csv [title]]  (prints markdown; paste it under "## Result")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows="${1:-../shared/validation/public_rows.csv}"
+title="${2:-development set}"
 out=$(build/sim/cli/clustersim validate "$rows")
-echo "## Result (development set, $(date +%F))"
+echo "## Result ($title, $(date +%F))"
 echo
 echo "**$(echo "$out" | tail -n 1).**"
 echo

@@ -76,6 +76,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
         break;
       }
     }
+    if (op.kind != OpKind::collective) u.compute += train_.kernel_gap;  // eager framework: GPU idles between kernels
     u.model_flops += op.model_flops;
     if (op.selective_recompute) {
       u.selective_recompute += u.compute - before;

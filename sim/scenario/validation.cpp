@@ -1,9 +1,12 @@
 #include "sim/scenario/validation.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
 #include "sim/scenario/runner.hpp"
+#include "sim/workload/model_zoo.hpp"
 
 namespace cs {
 namespace {
@@ -59,20 +62,40 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   if (!layers || !hidden) { skip = "architecture (layers, hidden size) not given"; return std::nullopt; }
   m.layers = static_cast<int>(*layers);
   m.hidden = static_cast<std::int64_t>(*hidden);
-  if (auto a = num("num_heads")) m.heads = static_cast<int>(*a);
+  const auto heads = num("num_heads"), kv_heads = num("num_kv_heads"), ffn = num("ffn_hidden_size");
+  const auto experts = num("moe_experts");
+  // The preset of models/ with these dimensions fills what the row leaves out (general rule, not per row).
+  KnownDimensions known{m.hidden, m.layers, {}, {}, {}, {}, m.name};
+  if (heads) known.heads = static_cast<int>(*heads);
+  if (kv_heads) known.kv_heads = static_cast<int>(*kv_heads);
+  if (ffn) known.ffn_hidden = static_cast<std::int64_t>(*ffn);
+  if (experts && *experts > 0) known.experts = static_cast<int>(*experts);
+  const auto preset = match_preset(known);
+  const ModelSpec* z = preset ? &preset->second : nullptr;
+  std::vector<std::string> filled;
+  if (heads) m.heads = static_cast<int>(*heads);
+  else if (z) { m.heads = z->heads; filled.push_back("heads"); }
   else {
     m.heads = static_cast<int>(m.hidden / 128);
     assumptions.push_back("heads = hidden/128");
   }
-  m.kv_heads = num("num_kv_heads") ? static_cast<int>(*num("num_kv_heads")) : m.heads;
+  if (kv_heads) m.kv_heads = static_cast<int>(*kv_heads);
+  else if (z) { m.kv_heads = z->kv_heads; filled.push_back("kv_heads"); }
+  else m.kv_heads = m.heads;
   const bool llama_like = contains(cell("model"), "LLAMA") || contains(cell("model"), "Llama");
-  m.gated_ffn = llama_like;
-  if (auto f = num("ffn_hidden_size")) m.ffn_hidden = static_cast<std::int64_t>(*f);
+  m.gated_ffn = z ? z->gated_ffn : llama_like;
+  if (z) {
+    m.norm = z->norm;
+    m.tied_embeddings = z->tied_embeddings;
+  }
+  if (ffn) m.ffn_hidden = static_cast<std::int64_t>(*ffn);
+  else if (z) { m.ffn_hidden = z->ffn_hidden; filled.push_back("ffn"); }
   else {
     m.ffn_hidden = 4 * m.hidden;
     assumptions.push_back("ffn = 4h");
   }
   if (auto v = num("vocab_size")) m.vocab = static_cast<std::int64_t>(*v);
+  else if (z) { m.vocab = z->vocab; filled.push_back("vocab " + std::to_string(z->vocab)); }
   else if (contains(cell("model"), "Nemotron")) {
     m.vocab = 256000;  // the Nemotron family's SentencePiece tokenizer (Nemotron-3 and -4 model cards)
     assumptions.push_back("vocab = 256000 (Nemotron tokenizer)");
@@ -83,11 +106,26 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const auto seq = num("seq_len");
   if (!seq) { skip = "sequence length not given"; return std::nullopt; }
   m.seq_len = static_cast<int>(*seq);
-  if (auto e = num("moe_experts"); e && *e > 0) {
-    m.experts = static_cast<int>(*e);
-    m.top_k = static_cast<int>(num("moe_topk").value_or(2));
-    m.expert_ffn_hidden = static_cast<std::int64_t>(num("moe_ffn_hidden").value_or(static_cast<double>(m.ffn_hidden)));
+  if (experts && *experts > 0) {
+    m.experts = static_cast<int>(*experts);
+    m.top_k = static_cast<int>(num("moe_topk").value_or(z && z->is_moe() ? z->top_k : 2));
+    m.expert_ffn_hidden = static_cast<std::int64_t>(
+        num("moe_ffn_hidden").value_or(static_cast<double>(z && z->is_moe() ? z->expert_ffn_hidden : m.ffn_hidden)));
+    // "256 routed + 1 shared": the shared experts follow the routed count in the same cell.
+    const std::string e = cell("moe_experts");
+    if (const auto plus = e.find('+'); plus != std::string::npos && contains(e, "shared")) {
+      m.shared_experts = static_cast<int>(number(e.substr(e.find_first_not_of(' ', plus + 1))).value_or(0));
+    } else if (z && z->is_moe()) {
+      m.shared_experts = z->shared_experts;
+    }
+    if (z && z->is_moe()) m.dense_layers = z->dense_layers;
+    if (!m.gated_ffn && !z) m.gated_ffn = true;  // every MoE family of 2024-25 (Mixtral, DeepSeek, Qwen) uses SwiGLU
   }
+  if (z) assumptions.push_back("as preset " + preset->first + (filled.empty() ? std::string() : ": " + [&] {
+    std::string j;
+    for (const auto& f : filled) j += (j.empty() ? "" : ", ") + f;
+    return j;
+  }()));
 
   ParallelPlan& p = sc.plan;
   const auto tp = num("tp"), pp = num("pp");
@@ -110,14 +148,48 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     return std::nullopt;
   }
   p.dp = sc.gpus / (p.tp * p.pp * p.cp);
+  const std::string fw = cell("framework");
+  const std::string notes = cell("notes");
+  // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
+  const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
+  const std::string vpp = cell("vpp_interleave");
   if (auto v = num("vpp_interleave"); v && *v > 1) {
     p.virtual_stages = static_cast<int>(*v);
     p.schedule = PipelineSchedule::interleaved;
+  } else if (p.pp > 1 && (contains(vpp, "interleaved") || (vpp.empty() && nemo))) {
+    // Interleaved with the framework's usual degree, one transformer layer per virtual chunk (NeMo's recipes for
+    // Llama 2 13B/70B, Nemotron-4 22B/340B, GPT-3 175B), counting embedding and loss when that makes it divide.
+    const int units = m.layers % p.pp == 0 ? m.layers : m.layers + 2;
+    if (units % p.pp == 0 && units / p.pp > 1) {
+      p.virtual_stages = units / p.pp;
+      p.schedule = PipelineSchedule::interleaved;
+      assumptions.push_back("interleaved, V = " + std::to_string(p.virtual_stages) + " (one layer per chunk)");
+    }
+  }
+  if (const int n = p.pp * p.virtual_stages; p.pp > 1 && (m.layers % n != 0 || contains(notes, "ASYM_PP"))) {
+    // Megatron-Core's account_for_embedding/loss_in_pipeline_split (Llama 3.1 405B: 126 layers on PP 8 x VPP 8;
+    // Llama 3's paper: one layer fewer on the first and last stage).
+    if ((m.layers + 2) % n == 0 || contains(notes, "ASYM_PP")) {
+      p.embedding_in_split = p.loss_in_split = true;
+      assumptions.push_back("embedding and loss counted as pipeline layers");
+    } else {
+      assumptions.push_back("uneven pipeline split");
+    }
+  }
+  if (m.is_moe()) {
+    // Expert TP: as the notes state ("ETP=1"), else Megatron-Core's default (= TP) where the tp x ep expert
+    // groups fit a stage's ranks, else 1 (the folded layout recipes use when EP spans TP ranks).
+    if (const auto at = notes.find("ETP="); at != std::string::npos) {
+      p.expert_tp = static_cast<int>(number(notes.substr(at + 4)).value_or(0));
+    } else if (const int stage = p.tp * p.cp * std::max(1, sc.gpus / (p.tp * p.pp * p.cp)); stage % (p.tp * p.ep) != 0) {
+      p.expert_tp = 1;
+      assumptions.push_back("expert TP 1 (TP x EP exceeds a stage)");
+    }
   }
   const std::string sp = cell("sequence_parallel");
   p.sequence_parallel = sp.empty() ? p.tp > 1 : sp == "yes";
   const std::string zero = cell("zero_fsdp");
-  p.zero_stage = contains(zero, "FSDP") ? 3 : contains(zero, "ZeRO-1") ? 1 : 0;
+  p.zero_stage = contains(zero, "FSDP") ? 3 : contains(zero, "ZeRO-1") || contains(zero, "distributed optimizer") ? 1 : 0;
   if (zero.empty() && (contains(cell("framework"), "Megatron-Core") || contains(cell("framework"), "NeMo"))) {
     p.zero_stage = 1;  // both default to the distributed optimizer (Megatron-Core --use-distributed-optimizer)
     assumptions.push_back("distributed optimizer");
@@ -133,14 +205,32 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     assumptions.push_back("micro-batch 1");
   }
   tr.seq_len = m.seq_len;
-  const std::string prec = cell("precision");
-  tr.precision = contains(prec, "fp8") ? DType::fp8 : contains(prec, "fp16") ? DType::fp16 : DType::bf16;
+  std::string prec = cell("precision");
+  std::transform(prec.begin(), prec.end(), prec.begin(), [](unsigned char c) { return std::tolower(c); });
+  tr.precision = prec.starts_with("fp8") || contains(prec, " fp8") ? DType::fp8
+                 : contains(prec, "fp16") && !contains(prec, "bf16") ? DType::fp16 : DType::bf16;
+  if (tr.precision == DType::fp8) {
+    if (contains(prec, "fp8-cs") || contains(prec, "current")) tr.fp8_recipe = Fp8Recipe::current;
+    // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
+    tr.fp8_params = contains(prec, "fp8 params") || nemo;
+  }
+  if (nemo) {
+    // NeMo's performance recipes reduce gradients in bf16 and overlap TP communication with GEMMs (userbuffers).
+    tr.grad_reduce_in_fp32 = false;
+    if (p.tp > 1 && p.sequence_parallel && !tr.overlap.tp_comm) {
+      tr.overlap.tp_comm = true;
+      assumptions.push_back("TP comm overlap (NeMo recipe default)");
+    }
+  }
   const std::string rc = cell("act_recompute");
   tr.recompute = contains(rc, "full") ? Recompute::full : contains(rc, "selective") ? Recompute::selective : Recompute::none;
   if (rc.empty()) assumptions.push_back("no recompute");
-  if (contains(cell("notes"), "--tp-comm-overlap")) tr.overlap.tp_comm = true;  // as the row states
+  // Every framework of these rows runs PyTorch eagerly unless the row says it captures CUDA graphs.
+  if (!contains(notes, "CUDA graph") && !contains(notes, "cuda_graph")) {
+    tr.kernel_gap = kEagerKernelGap;
+  }
+  if (contains(notes, "--tp-comm-overlap") || contains(notes, "TP comm overlap on")) tr.overlap.tp_comm = true;  // as stated
   // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.
-  const std::string fw = cell("framework");
   if (contains(fw, "2021") || contains(fw, "2022") || contains(cell("source"), "BLOOM")) {
     tr.attention = AttentionKernel::unfused;
     assumptions.push_back("unfused attention (framework of 2021-22)");
@@ -188,6 +278,9 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v)
     return;
   }
   const RunResult r = run_scenario(*sc);
+  v.fp8 = sc->training.precision == DType::fp8;
+  v.moe = sc->model.is_moe();
+  v.predicted_step_s = r.step.step_time.seconds();
   if (v.quantity == "step_time_s") v.predicted = r.step.step_time.seconds();
   else if (v.quantity == "tokens_per_s_per_gpu") v.predicted = r.tokens_per_s / r.gpus;
   else {
@@ -235,6 +328,31 @@ std::vector<ValidationRow> validate(const CsvTable& t) {
   std::vector<ValidationRow> out;
   out.reserve(t.rows().size());
   for (const auto& row : t.rows()) out.push_back(predict_row(t, row));
+  const std::vector<Residual> all = residuals_of(out);
+  for (auto& v : out) {
+    if (v.skipped) continue;
+    std::vector<Residual> others;
+    for (const auto& r : all) {
+      if (r.id != v.id) others.push_back(r);
+    }
+    v.band = error_band(v.predicted_step_s, BandQuery{v.fp8, v.moe, v.gpus}, others);
+    if (v.band.valid() && v.quantity != "step_time_s") {
+      // Throughput-like quantities scale as 1 / step time: the band's ends swap.
+      const double lo = v.predicted * v.predicted_step_s / v.band.high, hi = v.predicted * v.predicted_step_s / v.band.low;
+      v.band.low = lo;
+      v.band.high = hi;
+    }
+  }
+  return out;
+}
+
+std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows) {
+  std::vector<Residual> out;
+  for (const auto& v : rows) {
+    if (v.skipped || v.predicted <= 0 || v.measured <= 0) continue;
+    const double ratio = v.quantity == "step_time_s" ? v.measured / v.predicted : v.predicted / v.measured;
+    out.push_back(Residual{v.id, ratio, v.fp8, v.moe, v.gpus});
+  }
   return out;
 }
 

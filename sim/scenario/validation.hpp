@@ -11,6 +11,7 @@
 
 #include "sim/input/csv_table.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/workload/error_band.hpp"
 
 namespace cs {
 
@@ -25,6 +26,11 @@ struct ValidationRow {
   double predicted = 0;
   std::optional<std::string> skipped; ///< why the row was not predicted
   std::vector<std::string> assumptions;
+  bool fp8 = false;                   ///< traits that decide which rows are comparable for error bands
+  bool moe = false;
+  double predicted_step_s = 0;        ///< the simulated step time behind `predicted`
+  /// Step-time band from the other rows of the same batch (leave one out), expressed in `quantity`'s unit.
+  ErrorBand band;
 
   /// Signed relative error (predicted - measured) / measured.
   [[nodiscard]] double error() const noexcept { return (predicted - measured) / measured; }
@@ -39,7 +45,10 @@ struct ValidationRow {
 /// Predicts one row of `t`: a prediction, or in `skipped` the reason there is none (nothing to compare, a
 /// layout that cannot be planned, a value that makes no sense). Never throws for a problem of the row itself.
 [[nodiscard]] ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row);
+/// The predicted rows of `rows` as step-time residuals (measured/predicted time), for error_band().
+[[nodiscard]] std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows);
 /// Predicts every row of `t`; a row that cannot be predicted is skipped with its reason, the rest still run.
+/// Each predicted row gets the error band that the other predicted rows of `t` give it (leave one out).
 /// Throws InputError only when the file itself lacks the columns.
 [[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t);
 

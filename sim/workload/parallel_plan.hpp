@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
 #include "sim/hardware/dtype.hpp"
 #include "sim/workload/model_spec.hpp"
 
@@ -78,6 +79,11 @@ enum class AttentionKernel { flash, unfused };
 /// more read of it).
 enum class Fp8Recipe { delayed, current };
 
+/// The eager gap measured on this project's H200 (profiles/h200-calibration/gpt_step.json): step time minus the
+/// profiler's kernel total, over the operators layer_ops prices for the same step (24 per layer, 9 more):
+/// 5.33 ms / 585, 4.08 ms / 489 and 3.86 ms / 393 for GPTs of 1.4-3.6B, i.e. 9.1, 8.3 and 9.8 us; the mean.
+inline constexpr Time kEagerKernelGap = Time::us(9.1);
+
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
   std::int64_t global_batch = 1;    ///< sequences per optimizer step
@@ -100,6 +106,9 @@ struct TrainingConfig {
   /// Gradients accumulated and reduced in fp32 (Megatron-LM's default for bf16); NeMo's performance recipes
   /// and MLPerf reduce them in bf16, halving the gradient buffer.
   bool grad_reduce_in_fp32 = true;
+  /// Idle GPU time an eager framework (PyTorch without CUDA graphs) leaves after each operator of layer_ops: the
+  /// host issuing kernels just in time, allocator and bookkeeping. 0: none (CUDA graphs, or not modelled).
+  Time kernel_gap = Time::zero();
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {

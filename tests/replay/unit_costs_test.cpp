@@ -1,0 +1,55 @@
+// Per-unit costs: the eager-framework kernel gap and the once-per-step fp8 weight cast.
+#include "sim/replay/unit_costs.hpp"
+
+#include <gtest/gtest.h>
+
+#include "fixed_cost_model.hpp"
+
+namespace cs {
+namespace {
+
+// The tiny GPT of step_replay_test (2 layers, h=256, FFN 1024, vocabulary 1000) on one GPU.
+struct Tiny {
+  ModelSpec model;
+  ParallelPlan plan;
+  TrainingConfig train;
+  testing::FixedCostModel compute;
+  Tiny() {
+    model.layers = 2;
+    model.hidden = 256;
+    model.heads = 4;
+    model.kv_heads = 4;
+    model.ffn_hidden = 1024;
+    model.vocab = 1000;
+    model.seq_len = 128;
+    train.seq_len = 128;
+  }
+  [[nodiscard]] UnitCosts costs() const {
+    return UnitCosts(model, plan, train, compute, [](const CollectiveRequest&) { return Time::zero(); }, 132);
+  }
+};
+
+// FixedCostModel: GEMM 1 ms, attention 2 / 4 ms, other kernels 0.1 ms. Forward = 2 layers x 6.5 ms + embedding
+// 0.1 + output 1.2 = 14.3 ms over 2 x 10 + 1 + 3 = 24 operators; backward 27.3 ms over 2 x 14 + 1 + 4 = 33.
+// A 10 us eager gap after each operator: 14.3 + 0.24 = 14.54 ms and 27.3 + 0.33 = 27.63 ms.
+TEST(UnitCosts, EagerKernelGapFollowsEveryOperator) {
+  Tiny t;
+  EXPECT_EQ(t.costs().forward(0, 0).compute, Time::us(14'300));
+  EXPECT_EQ(t.costs().backward(0, 0).compute, Time::us(27'300));
+  t.train.kernel_gap = Time::us(10);
+  EXPECT_EQ(t.costs().forward(0, 0).compute, Time::us(14'540));
+  EXPECT_EQ(t.costs().backward(0, 0).compute, Time::us(27'630));
+}
+
+// Under fp8 without fp8 parameters the weights are cast once per step, charged with the optimizer step: one more
+// bandwidth-bound kernel (0.1 ms here) on top of Adam's; with fp8 parameters there is nothing to cast.
+TEST(UnitCosts, Fp8WeightCastIsOncePerStep) {
+  Tiny t;
+  t.train.precision = DType::fp8;
+  EXPECT_EQ(t.costs().optimizer(0), Time::us(200));
+  t.train.fp8_params = true;
+  EXPECT_EQ(t.costs().optimizer(0), Time::us(100));
+}
+
+}  // namespace
+}  // namespace cs
