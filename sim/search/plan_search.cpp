@@ -72,11 +72,11 @@ SearchResult search_plans(const SearchableScenario& loaded, const std::string& y
   std::stable_sort(r.ranked.begin(), r.ranked.end(),
                    [](const ScreenedPlan& a, const ScreenedPlan& b) { return a.step_s < b.step_s; });
   r.screen_s = seconds_since(t0);
-  if (r.ranked.empty()) return r;
+  if (r.ranked.empty() || (opt.top <= 0 && opt.sample <= 0)) return r;
 
   // The head of the ranking, and `sample` more ranks spread evenly over the rest of it.
   const std::size_t n = r.ranked.size();
-  const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(std::max(1, opt.top)), n);
+  const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(std::max(0, opt.top)), n);
   std::set<std::size_t> ranks;
   for (std::size_t i = 0; i < top; ++i) ranks.insert(i);
   for (int k = 1; k <= opt.sample && n > top; ++k) {

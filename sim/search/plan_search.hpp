@@ -15,7 +15,7 @@
 namespace cs {
 
 struct SearchOptions {
-  int top = 10;      ///< plans replayed from the head of the screened ranking
+  int top = 10;      ///< plans replayed from the head of the screened ranking (0 with sample 0: screen only)
   int sample = 10;   ///< further plans spread over the ranking, replayed for the rank correlation
   int threads = 0;   ///< replay threads (0: all cores)
 };

@@ -1,6 +1,7 @@
 #include "sim/search/screen_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/replay/rank_layout.hpp"
@@ -86,12 +87,18 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
   const double shard = static_cast<double>(p.dp) * p.cp;
   if (shard > 1) {
     const std::vector<int> dp_group = layout.dp_groups(0).front();
-    const double reduce = collective(p.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
-                                     params * 4.0, dp_group)
+    // Gradients are reduced in buckets (grad_bucket_bytes of fp32 gradients each, per chunk as the replay does):
+    // each bucket pays the collective's latency, which dominates for large DP groups.
+    const double grad_bytes = params * 4.0;
+    const double buckets = std::max(1.0, std::ceil(grad_bytes / p.virtual_stages /
+                                                   static_cast<double>(sc_.training.grad_bucket_bytes))) *
+                           p.virtual_stages;
+    const double bucket = collective(p.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
+                                     grad_bytes / buckets, dp_group)
                               .seconds();
-    // Overlapped, the last micro-batch's backward hides all but the last bucket (160 MB of fp32 gradients).
-    const double buckets = std::max(1.0, params * 4.0 / static_cast<double>(sc_.training.grad_bucket_bytes));
-    dp_exposed = c.overlap.grad_reduce ? std::max(reduce - per_layer * layers_per_stage, reduce / buckets) : reduce;
+    const double reduce = bucket * buckets;
+    // Overlapped, the last micro-batch's backward hides all but the last bucket.
+    dp_exposed = c.overlap.grad_reduce ? std::max(reduce - per_layer * layers_per_stage, bucket) : reduce;
     if (p.zero_stage >= 1 && p.zero_stage < 3 && !c.overlap.param_gather) {
       param_gather = collective(CollectiveKind::all_gather, params * 2.0, dp_group).seconds();
     }
