@@ -16,10 +16,21 @@ ScreenModel::ScreenModel(const Scenario& sc)
 
 ScreenModel::~ScreenModel() = default;
 
-Time ScreenModel::collective(CollectiveKind kind, double bytes, const std::vector<int>& group) {
-  const auto key = std::tuple{static_cast<int>(kind), bytes, group};
+Time ScreenModel::collective(CollectiveKind kind, double bytes, const ParallelPlan& p, Group group) {
+  const auto key = std::tuple{static_cast<int>(kind), bytes, static_cast<int>(group), p.tp, p.cp, p.dp, p.pp};
   if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
-  const Time t = group.size() < 2 ? Time::zero() : estimator_->duration(CollectiveRequest{kind, Bytes{bytes}, {group}, "screen"});
+  // Ranks are t + tp*(c + cp*(d + dp*s)) (RankLayout): the representative groups are built directly rather
+  // than listing every group of the cluster.
+  const RankLayout layout(p);
+  std::vector<int> ranks;
+  if (group == Group::p2p) {
+    ranks = {layout.rank(0, 0, 0, 0), layout.rank(0, 0, 0, 1)};
+  } else {
+    for (int d = 0; d < p.dp; ++d) {
+      for (int c = 0; c < p.cp; ++c) ranks.push_back(layout.rank(0, c, d, 0));
+    }
+  }
+  const Time t = ranks.size() < 2 ? Time::zero() : estimator_->duration(CollectiveRequest{kind, Bytes{bytes}, {ranks}, "screen"});
   collectives_.emplace(key, t);
   return t;
 }
@@ -74,19 +85,17 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
   const double m = static_cast<double>(sc_.training.global_batch) / (static_cast<double>(c.micro_batch) * p.dp);
   const double per_layer = (lc.f + lc.b).seconds();
   const double stage_unit = per_layer * layers_per_stage + (lc.extra_f + lc.extra_b).seconds();
-  const RankLayout layout(p);
   double compute = stage_unit * m, bubble = 0, dp_exposed = 0, param_gather = 0;
   if (p.pp > 1) {
     const double act_bytes = static_cast<double>(c.micro_batch) * sc_.training.seq_len / p.cp *
                              static_cast<double>(sc_.model.hidden) * 2.0 / p.tp;
-    const double p2p = collective(CollectiveKind::send_recv, act_bytes, layout.p2p_pairs(0, 1).front()).seconds();
+    const double p2p = collective(CollectiveKind::send_recv, act_bytes, p, Group::p2p).seconds();
     bubble = per_layer * layers_per_stage / p.virtual_stages * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
   }
   // The busiest stage's parameters (the first or last, which hold the embedding or the output layer).
   const double params = std::max(params_per_gpu(sc_.model, p, 0), params_per_gpu(sc_.model, p, p.pp - 1));
   const double shard = static_cast<double>(p.dp) * p.cp;
   if (shard > 1) {
-    const std::vector<int> dp_group = layout.dp_groups(0).front();
     // Gradients are reduced in buckets (grad_bucket_bytes of fp32 gradients each, per chunk as the replay does):
     // each bucket pays the collective's latency, which dominates for large DP groups.
     const double grad_bytes = params * 4.0;
@@ -94,17 +103,17 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
                                                    static_cast<double>(sc_.training.grad_bucket_bytes))) *
                            p.virtual_stages;
     const double bucket = collective(p.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
-                                     grad_bytes / buckets, dp_group)
+                                     grad_bytes / buckets, p, Group::dp)
                               .seconds();
     const double reduce = bucket * buckets;
     // Overlapped, the last micro-batch's backward hides all but the last bucket.
     dp_exposed = c.overlap.grad_reduce ? std::max(reduce - per_layer * layers_per_stage, bucket) : reduce;
     if (p.zero_stage >= 1 && p.zero_stage < 3 && !c.overlap.param_gather) {
-      param_gather = collective(CollectiveKind::all_gather, params * 2.0, dp_group).seconds();
+      param_gather = collective(CollectiveKind::all_gather, params * 2.0, p, Group::dp).seconds();
     }
     if (p.zero_stage >= 3) {
       // Every unit gathers its chunk's weights, forward and backward.
-      const double gather = collective(CollectiveKind::all_gather, params / p.virtual_stages * 2.0, dp_group).seconds();
+      const double gather = collective(CollectiveKind::all_gather, params / p.virtual_stages * 2.0, p, Group::dp).seconds();
       const double unit = per_layer * layers_per_stage / p.virtual_stages;
       const double exposed = c.overlap.param_gather ? std::max(0.0, gather * 2.0 - unit) : gather * 2.0;
       param_gather = exposed * m * p.virtual_stages;

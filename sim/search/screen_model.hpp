@@ -52,14 +52,15 @@ class ScreenModel {
     double extra_flops = 0; ///< embedding + output model FLOPs per GPU
   };
   const LayerCost& layer_cost(const PlanCandidate& c);
-  Time collective(CollectiveKind kind, double bytes, const std::vector<int>& group);
+  enum class Group { p2p, dp };  ///< stage 0 -> 1 send/recv pair, or stage 0's first DP x CP group
+  Time collective(CollectiveKind kind, double bytes, const ParallelPlan& p, Group group);
 
   const Scenario& sc_;
   std::unique_ptr<ComputeCostModel> compute_;
   EventEngine engine_;
   std::unique_ptr<AnalyticCollectives> estimator_;
   std::map<std::tuple<int, int, int, int, int, bool>, LayerCost> layers_;
-  std::map<std::tuple<int, double, std::vector<int>>, Time> collectives_;
+  std::map<std::tuple<int, double, int, int, int, int, int>, Time> collectives_;
 };
 
 }  // namespace cs

@@ -46,6 +46,7 @@ ResultRow evaluate_point(const SweepSpec& spec, const SweepPoint& point, const P
       SearchOptions so;
       so.top = opt.search_top;
       so.sample = 0;
+      so.threads = 1;  // the sweep already runs one point per worker thread
       SearchResult found = search_plans(loaded, point.yaml, point_source_name(spec, point), so);
       if (found.replayed.empty()) throw std::runtime_error("plan search: " + found.no_plan_reason());
       const ReplayedPlan& best = found.best_replayed();
