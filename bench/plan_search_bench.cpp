@@ -3,6 +3,8 @@
 // stage took. Usage: bench_plan_search [SCENARIO] [TOP] [SAMPLE] [THREADS]
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -44,6 +46,10 @@ int main(int argc, char** argv) {
     fmt::print("best                {} step {:.3f} s\n", cs::describe(r.best_replayed().candidate),
                r.best_replayed().result.step.step_time.seconds());
   }
-  fmt::print("total               {:.2f} s (wall, load included)\n", total);
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                     static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  fmt::print("total               {:.2f} s wall, {:.2f} s CPU (load included)\n", total, cpu);
   return 0;
 }

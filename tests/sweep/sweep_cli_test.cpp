@@ -186,6 +186,75 @@ TEST(SweepCli, MpirunTwoRanksGivesTheSameRowsAsOneThread) {
   EXPECT_FALSE(fs::exists(mpi.string() + ".shard-0-of-2.sqlite"));  // shards merged and removed
 }
 
+/// A one-node Slurm cluster (slurmctld + slurmd on this host, auth/none, private ports and state directory),
+/// stopped again on destruction. Empty `error()` when it came up.
+class LocalSlurm {
+ public:
+  explicit LocalSlurm(const fs::path& dir) : dir_(dir) {
+    if (geteuid() != 0) { error_ = "needs root (slurmd runs jobs as their user)"; return; }
+    if (std::system("command -v slurmctld slurmd sbatch > /dev/null 2>&1") != 0) { error_ = "slurm-wlm not installed"; return; }
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const int port = 20000 + static_cast<int>(getpid() % 20000);
+    fs::create_directories(dir / "state");
+    fs::create_directories(dir / "spool");
+    const std::string d = dir.string();
+    std::ofstream(dir / "slurm.conf")
+        << "ClusterName=cstest\nSlurmctldHost=" << host << "\nAuthType=auth/none\nCredType=cred/none\n"
+        << "SlurmUser=root\nSlurmdUser=root\nSlurmctldPort=" << port << "\nSlurmdPort=" << port + 1 << "\n"
+        << "StateSaveLocation=" << d << "/state\nSlurmdSpoolDir=" << d << "/spool\n"
+        << "SlurmctldPidFile=" << d << "/slurmctld.pid\nSlurmdPidFile=" << d << "/slurmd.pid\n"
+        << "SlurmctldLogFile=" << d << "/slurmctld.log\nSlurmdLogFile=" << d << "/slurmd.log\n"
+        << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\nSchedulerType=sched/builtin\n"
+        << "SelectType=select/cons_tres\nSelectTypeParameters=CR_CPU\nReturnToService=2\nMpiDefault=none\n"
+        << "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n"
+        << "NodeName=" << host << " CPUs=" << std::max(1u, std::thread::hardware_concurrency()) << " State=UNKNOWN\n"
+        << "PartitionName=test Nodes=" << host << " Default=YES MaxTime=INFINITE State=UP\n";
+    setenv("SLURM_CONF", (dir / "slurm.conf").c_str(), 1);
+    if (std::system("slurmctld -c -i > /dev/null 2>&1") != 0 || std::system("slurmd > /dev/null 2>&1") != 0) {
+      error_ = "slurmctld or slurmd did not start (see " + d + ")";
+      return;
+    }
+    // Up when the node is idle (within 30 s).
+    for (int i = 0; i < 300; ++i) {
+      if (std::system("sinfo -h -o %t 2>/dev/null | grep -q idle") == 0) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    error_ = "the Slurm node did not become idle within 30 s";
+  }
+  ~LocalSlurm() {
+    for (const char* pid_file : {"slurmd.pid", "slurmctld.pid"}) {
+      std::ifstream in(dir_ / pid_file);
+      pid_t pid = 0;
+      if (in >> pid && pid > 0) kill(pid, SIGTERM);
+    }
+    unsetenv("SLURM_CONF");
+  }
+  LocalSlurm(const LocalSlurm&) = delete;
+  LocalSlurm& operator=(const LocalSlurm&) = delete;
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  fs::path dir_;
+  std::string error_;
+};
+
+TEST(SweepCli, TheSbatchScriptRunsAsARealSlurmJobArray) {
+  const fs::path d = temp_dir("slurm");
+  const LocalSlurm slurm(d / "slurm");
+  if (!slurm.error().empty()) GTEST_SKIP() << "no local Slurm cluster: " << slurm.error();
+  const fs::path sweep = write_sweep(d, 2, "h100-sxm");  // 8 points
+  const fs::path full = d / "full.sqlite", db = d / "slurm.sqlite", script = d / "job.sh";
+  ASSERT_EQ(run({kBin, "sweep", sweep.string(), "--db", full.string(), "-j", "1"}), 0);
+  ASSERT_EQ(run({kBin, "sweep", sweep.string(), "--db", db.string(), "--sbatch", script.string(), "--tasks", "3", "-j", "1"}), 0);
+  const std::string submit = "cd " + d.string() + " && sbatch --wait " + script.string() + " > submit.log 2>&1";
+  ASSERT_EQ(std::system(submit.c_str()), 0) << "see " << d;
+  std::vector<std::string> merge{kBin, "results", "merge", db.string()};
+  for (int i = 0; i < 3; ++i) merge.push_back(db.string() + ".shard-" + std::to_string(i) + "-of-3.sqlite");
+  ASSERT_EQ(run(merge), 0);
+  expect_same_rows(rows_of(full), rows_of(db));
+}
+
 TEST(SweepCli, BadInputExitsTwoAndWritesNothing) {
   const fs::path d = temp_dir("bad");
   const fs::path sweep = d / "bad.yaml";
