@@ -83,13 +83,13 @@ void register_sweep_command(CLI::App& app) {
     check_sweep_keys(spec, KeyCheck{});
     (void)load_searchable_scenario_file(spec.base_path);
     const std::vector<SweepPoint> points = expand_sweep(spec);
-    check_all_points(spec, points);
+    const int jobs = a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    check_all_points(spec, points, jobs);
     if (a->check_only) {
       if (mpi.rank() == 0) std::cout << fmt::format("{}: {} points, all load\n", a->sweep, points.size());
       return;
     }
     if (a->db.empty()) throw InputError({}, "--db", "a results database is required (--db FILE)");
-    const int jobs = a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
     if (!a->sbatch.empty()) {
       SbatchOptions o;

@@ -1,6 +1,10 @@
 #include "sim/sweep/sweep_point.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 namespace cs {
 namespace {
@@ -53,8 +57,30 @@ SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point) {
   }
 }
 
-void check_all_points(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
-  for (const SweepPoint& p : points) (void)load_point(spec, p);
+void check_all_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, int jobs) {
+  // Points load independently; the error reported is the one of the lowest point index, as on one thread.
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::size_t first_bad = points.size();
+  std::exception_ptr error;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < points.size(); i = next++) {
+      try {
+        (void)load_point(spec, points[i]);
+      } catch (...) {
+        const std::lock_guard lock(mu);
+        if (i < first_bad) {
+          first_bad = i;
+          error = std::current_exception();
+        }
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (int j = 0; j < std::max(1, std::min<int>(jobs, static_cast<int>(points.size()))); ++j) pool.emplace_back(work);
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace cs

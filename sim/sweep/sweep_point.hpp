@@ -17,7 +17,8 @@ namespace cs {
 /// axis value, naming the point's values.
 [[nodiscard]] SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point);
 
-/// Loads every point before anything runs; the first failure throws as load_point does.
-void check_all_points(const SweepSpec& spec, const std::vector<SweepPoint>& points);
+/// Loads every point before anything runs, on `jobs` threads; the failure of the lowest point index throws as
+/// load_point does.
+void check_all_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, int jobs = 1);
 
 }  // namespace cs
