@@ -10,16 +10,18 @@
 #include "sim/cli/cmd_plan.hpp"
 #include "sim/cli/cmd_results.hpp"
 #include "sim/cli/cmd_run.hpp"
+#include "sim/cli/cmd_schema.hpp"
 #include "sim/cli/cmd_sweep.hpp"
 #include "sim/cli/cmd_tco.hpp"
 #include "sim/cli/cmd_validate.hpp"
 #include "sim/cli/exit_codes.hpp"
+#include "sim/api/clustersim.hpp"
 #include "sim/core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"clustersim: simulate LLM training on a GPU cluster and report step time, MFU, memory, power and cost"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "clustersim 0.1.0");
+  app.set_version_flag("--version", "clustersim " + cs::api::version());
   cs::cli::register_run_command(app);
   cs::cli::register_validate_command(app);
   cs::cli::register_tco_command(app);
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
   cs::cli::register_sweep_command(app);
   cs::cli::register_results_command(app);
   cs::cli::register_plan_command(app);
+  cs::cli::register_schema_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
