@@ -80,7 +80,7 @@ void register_sweep_command(CLI::App& app) {
 
     // Everything is checked before anything runs: the sweep file, the base scenario, every point.
     const SweepSpec spec = load_sweep(a->sweep);
-    check_sweep_keys(spec, KeyCheck{});
+    check_sweep_keys(spec, scenario_key_check());
     (void)load_searchable_scenario_file(spec.base_path);
     const std::vector<SweepPoint> points = expand_sweep(spec);
     const int jobs = a->jobs > 0 ? a->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

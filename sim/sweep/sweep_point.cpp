@@ -1,5 +1,7 @@
 #include "sim/sweep/sweep_point.hpp"
 
+#include "sim/scenario/scenario_params.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -55,6 +57,14 @@ SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point) {
     const SourceLocation where = point.values.empty() ? spec.base_where : point.values.front().where;
     throw InputError(where, e.key_path(), context + what);
   }
+}
+
+KeyCheck scenario_key_check() {
+  return [](std::string_view key) -> std::optional<std::string> {
+    const ParamSection& schema = scenario_schema();
+    if (schema.find_param(key) != nullptr || schema.find_section(key) != nullptr) return std::nullopt;
+    return "not a scenario key (docs/scenario.md lists them; `clustersim schema scenario` prints them)";
+  };
 }
 
 void check_all_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, int jobs) {

@@ -17,6 +17,10 @@ namespace cs {
 /// axis value, naming the point's values.
 [[nodiscard]] SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point);
 
+/// The KeyCheck of the scenario parameter table (scenario_schema()): a key path must name a declared parameter
+/// or section of a scenario file.
+[[nodiscard]] KeyCheck scenario_key_check();
+
 /// Loads every point before anything runs, on `jobs` threads; the failure of the lowest point index throws as
 /// load_point does.
 void check_all_points(const SweepSpec& spec, const std::vector<SweepPoint>& points, int jobs = 1);

@@ -117,6 +117,20 @@ TEST(SweepExpansion, AKeyCheckCanBePluggedIn) {
   EXPECT_EQ(e.where().column, 3);  // the key itself
 }
 
+TEST(SweepExpansion, TheScenarioParameterTableChecksKeysAtTheKey) {
+  const SweepSpec s = parse("axes:\n  cluster.profile: [h200]\n  parallelism: [search]\n  facility.cooling.type: [air]\n");
+  EXPECT_NO_THROW(check_sweep_keys(s, scenario_key_check()));  // a parameter, a section, a nested parameter
+  const SweepSpec bad = parse("axes:\n  cluster.gpuz: [8]\n");
+  try {
+    check_sweep_keys(bad, scenario_key_check());
+    FAIL() << "cluster.gpuz accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "axes.cluster.gpuz");
+    EXPECT_EQ(e.where().line, 5);
+    EXPECT_EQ(e.where().column, 3);
+  }
+}
+
 TEST(SweepExpansion, AKeyPathThroughAScalarIsRefused) {
   const SweepSpec s = parse("axes:\n  model.preset.layers: [4]\n");
   const auto e = error_of([&] { (void)expand_sweep(s); });
