@@ -59,11 +59,11 @@ void register_plan_command(CLI::App& app) {
                        r.screen_s > 0 ? r.counts.valid / r.screen_s : 0.0);
     if (r.replayed.empty()) throw InputError({a->scenario, 0, 0}, "parallelism", "no plan: " + r.no_plan_reason());
     out << fmt::format("  replayed {} plans in {:.2f} s\n\n", r.sampled.size(), r.replay_s);
-    out << fmt::format("{:>4} {:>6} {:<58} {:>10} {:>10} {:>6} {:>10}\n", "rank", "screen", "plan", "step",
+    out << fmt::format("{:>4} {:>6} {:<64} {:>10} {:>10} {:>6} {:>10}\n", "rank", "screen", "plan", "step",
                        "screened", "MFU", "memory");
     for (std::size_t i = 0; i < r.replayed.size(); ++i) {
       const ReplayedPlan& p = r.replayed[i];
-      out << fmt::format("{:>4} {:>6} {:<58} {:>8.3f} s {:>8.3f} s {:>5.1f}% {:>10}{}\n", i + 1, p.screen_rank + 1,
+      out << fmt::format("{:>4} {:>6} {:<64} {:>8.3f} s {:>8.3f} s {:>5.1f}% {:>10}{}\n", i + 1, p.screen_rank + 1,
                          describe(p.candidate), p.result.step.step_time.seconds(), p.screen.step.seconds(),
                          100 * p.result.mfu, gib(p.result.memory.total().value()),
                          p.result.fits_in_memory ? "" : "  OUT OF MEMORY");

@@ -124,6 +124,7 @@ std::string why_slower(const ReplayedPlan& worse, const ReplayedPlan& better) {
                                       [](const auto& x, const auto& y) { return x.second < y.second; });
   const double total = (worse.result.step.step_time - better.result.step.step_time).seconds();
   if (!worse.result.fits_in_memory && better.result.fits_in_memory) return "does not fit in memory in the replay";
+  if (total == 0) return fmt::format("ties with the one above ({} vs {})", describe(worse.candidate), describe(better.candidate));
   return fmt::format("+{:.3f} s step: +{:.3f} s {} ({} vs {})", total, most->second, most->first,
                      describe(worse.candidate), describe(better.candidate));
 }

@@ -58,6 +58,12 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
   const int gpus = sc.gpus;
   const int node = sc.topology.node().gpus;
   const double capacity = sc.profile.gpu.memory.value();
+  // With a fused (flash) attention kernel, selective recompute has nothing to rerun and nothing to free: it
+  // is the same plan as no recompute, so it is enumerated only with the unfused kernel.
+  const std::vector<Recompute> recomputes =
+      base.attention == AttentionKernel::unfused
+          ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
+          : std::vector<Recompute>{Recompute::none, Recompute::full};
   for (const int tp : divisors(std::min(node, gpus))) {
     if (m.heads % tp != 0 || m.ffn_hidden % tp != 0 || (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)) continue;
     if (gpus % tp != 0) continue;
@@ -76,7 +82,7 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
             for (const int mb : divisors(base.global_batch / dp)) {
               const std::int64_t micro_batches = base.global_batch / (static_cast<std::int64_t>(mb) * dp);
               if (v > 1 && micro_batches % pp != 0) continue;
-              for (const Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+              for (const Recompute rc : recomputes) {
                 for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
                   PlanCandidate c;
                   c.plan.tp = tp;

@@ -8,7 +8,8 @@
 //         needs the micro-batches per step divisible by pp)
 //   ep    (MoE only) divides the experts and dp * cp
 //   mb    micro-batch: divides global_batch / dp
-//   recompute none | selective | full;  zero 0..3 (0 only when dp * cp == 1)
+//   recompute none | full, and selective with the unfused attention kernel (with flash attention selective
+//         recompute reruns and frees nothing: the same plan as none);  zero 0..3 (0 only when dp * cp == 1)
 //   overlap: grad_reduce on/off when dp * cp > 1; param_gather on/off with ZeRO >= 1; tp_comm on/off with tp > 1
 //   (an overlap flag with nothing to overlap is not a different plan). Sequence parallelism is on with tp > 1.
 // Candidates whose most loaded GPU does not fit the device memory (workload's memory model) are pruned.
