@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "sim/store/result_store.hpp"
+#include "sim/sweep/mpi_session.hpp"
 #include "sim/sweep/sweep_expansion.hpp"
 
 namespace cs {
@@ -168,6 +169,7 @@ TEST(SweepCli, ShardsMergedEqualOneRunAndTheSbatchScriptRunsTheShards) {
 
 TEST(SweepCli, MpirunTwoRanksGivesTheSameRowsAsOneThread) {
   if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun not installed";
+  if (!MpiSession::available()) GTEST_SKIP() << "built without MPI";
   const fs::path d = temp_dir("mpi");
   const fs::path sweep = write_sweep(d, 2, "h100-sxm");
   const fs::path one = d / "one.sqlite", mpi = d / "mpi.sqlite";
