@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libboost-graph-dev libeigen3-dev libsqlite3-dev libgtest-dev
-          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev)
+          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

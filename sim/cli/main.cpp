@@ -7,8 +7,11 @@
 
 #include "sim/cli/cmd_collective.hpp"
 #include "sim/cli/cmd_cost.hpp"
+#include "sim/cli/cmd_plan.hpp"
+#include "sim/cli/cmd_results.hpp"
 #include "sim/cli/cmd_run.hpp"
 #include "sim/cli/cmd_schema.hpp"
+#include "sim/cli/cmd_sweep.hpp"
 #include "sim/cli/cmd_tco.hpp"
 #include "sim/cli/cmd_validate.hpp"
 #include "sim/cli/exit_codes.hpp"
@@ -24,6 +27,9 @@ int main(int argc, char** argv) {
   cs::cli::register_tco_command(app);
   cs::cli::register_cost_command(app);
   cs::cli::register_collective_command(app);
+  cs::cli::register_sweep_command(app);
+  cs::cli::register_results_command(app);
+  cs::cli::register_plan_command(app);
   cs::cli::register_schema_command(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,132 @@
+#include "sim/search/plan_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "sim/scenario/runner.hpp"
+#include "sim/search/rank_correlation.hpp"
+
+namespace cs {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Replays `todo` on `threads` threads, each with its own scenario loaded from the text.
+void replay_all(std::vector<ReplayedPlan>& todo, const std::string& yaml_text, const std::string& name, int threads) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex mu;
+  const auto work = [&] {
+    try {
+      SearchableScenario own = load_searchable_scenario(yaml_text, name);
+      Scenario& sc = own.scenario;
+      const TrainingConfig base = sc.training;
+      for (std::size_t i = next++; i < todo.size(); i = next++) {
+        sc.training = base;
+        sc.plan = todo[i].candidate.plan;
+        apply_candidate(todo[i].candidate, sc.training);
+        check_plan({name, 0, 0}, sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
+        todo[i].result = run_scenario(sc);
+      }
+    } catch (...) {
+      const std::lock_guard lock(mu);
+      if (!failure) failure = std::current_exception();
+      next = todo.size();
+    }
+  };
+  const int n = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
+  {
+    std::vector<std::jthread> pool;
+    for (int i = 0; i < n; ++i) pool.emplace_back(work);
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+std::string SearchResult::no_plan_reason() const {
+  if (counts.layouts == 0) return "no layout tp*cp*pp*dp divides the GPUs, the model and the global batch";
+  if (counts.valid == 0) {
+    return fmt::format("all {} plans that divide evenly run out of memory", counts.enumerated);
+  }
+  return "no plan replayed";
+}
+
+SearchResult search_plans(const SearchableScenario& loaded, const std::string& yaml_text, const std::string& name,
+                          const SearchOptions& opt) {
+  SearchResult r;
+  const Scenario& sc = loaded.scenario;
+  auto t0 = std::chrono::steady_clock::now();
+  ScreenModel screen(sc);
+  enumerate_plans(sc, r.counts, [&](const PlanCandidate& c) {
+    r.ranked.push_back({screen.estimate(c).step.seconds(), c});
+  });
+  std::stable_sort(r.ranked.begin(), r.ranked.end(),
+                   [](const ScreenedPlan& a, const ScreenedPlan& b) { return a.step_s < b.step_s; });
+  r.screen_s = seconds_since(t0);
+  if (r.ranked.empty() || (opt.top <= 0 && opt.sample <= 0)) return r;
+
+  // The head of the ranking, and `sample` more ranks spread evenly over the rest of it.
+  const std::size_t n = r.ranked.size();
+  const std::size_t top = std::min<std::size_t>(static_cast<std::size_t>(std::max(0, opt.top)), n);
+  std::set<std::size_t> ranks;
+  for (std::size_t i = 0; i < top; ++i) ranks.insert(i);
+  for (int k = 1; k <= opt.sample && n > top; ++k) {
+    ranks.insert(top + (n - 1 - top) * static_cast<std::size_t>(k) / static_cast<std::size_t>(opt.sample));
+  }
+  std::vector<ReplayedPlan> todo;
+  for (const std::size_t i : ranks) todo.push_back({i, r.ranked[i].candidate, screen.estimate(r.ranked[i].candidate), {}});
+
+  t0 = std::chrono::steady_clock::now();
+  const int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  replay_all(todo, yaml_text, name, threads);
+  r.replay_s = seconds_since(t0);
+
+  std::vector<double> screened, replayed;
+  for (const ReplayedPlan& p : todo) {
+    screened.push_back(p.screen.step.seconds());
+    replayed.push_back(p.result.step.step_time.seconds());
+    if (p.screen_rank < top) r.replayed.push_back(p);
+  }
+  r.spearman = spearman_rho(screened, replayed);
+  r.kendall = kendall_tau(screened, replayed);
+  r.sampled = std::move(todo);
+  // Plans that do not fit by the replay's own memory check rank after those that do.
+  std::stable_sort(r.replayed.begin(), r.replayed.end(), [](const ReplayedPlan& a, const ReplayedPlan& b) {
+    if (a.result.fits_in_memory != b.result.fits_in_memory) return a.result.fits_in_memory;
+    return a.result.step.step_time < b.result.step.step_time;
+  });
+  return r;
+}
+
+std::string why_slower(const ReplayedPlan& worse, const ReplayedPlan& better) {
+  const StepBreakdown& w = worse.result.step.breakdown;
+  const StepBreakdown& b = better.result.step.breakdown;
+  const std::pair<const char*, double> parts[] = {
+      {"compute (kernels, recompute)", (w.compute - b.compute).seconds()},
+      {"exposed TP communication", (w.tp_comm - b.tp_comm).seconds()},
+      {"exposed CP communication", (w.cp_comm - b.cp_comm).seconds()},
+      {"exposed EP communication", (w.ep_comm - b.ep_comm).seconds()},
+      {"pipeline bubble and waits", (w.pipeline_wait - b.pipeline_wait).seconds()},
+      {"exposed DP gradient reduction", (w.dp_comm - b.dp_comm).seconds()},
+      {"optimizer step", (w.optimizer - b.optimizer).seconds()},
+      {"exposed parameter all-gather", (w.param_gather - b.param_gather).seconds()},
+  };
+  const auto* most = std::max_element(std::begin(parts), std::end(parts),
+                                      [](const auto& x, const auto& y) { return x.second < y.second; });
+  const double total = (worse.result.step.step_time - better.result.step.step_time).seconds();
+  if (!worse.result.fits_in_memory && better.result.fits_in_memory) return "does not fit in memory in the replay";
+  if (total == 0) return fmt::format("ties with the one above ({} vs {})", describe(worse.candidate), describe(better.candidate));
+  return fmt::format("+{:.3f} s step: +{:.3f} s {} ({} vs {})", total, most->second, most->first,
+                     describe(worse.candidate), describe(better.candidate));
+}
+
+}  // namespace cs

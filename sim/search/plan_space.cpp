@@ -1,0 +1,130 @@
+#include "sim/search/plan_space.hpp"
+
+#include <fmt/format.h>
+
+namespace cs {
+namespace {
+
+std::vector<int> divisors(std::int64_t n) {
+  std::vector<int> out;
+  for (std::int64_t d = 1; d <= n; ++d) {
+    if (n % d == 0) out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+}  // namespace
+
+void apply_candidate(const PlanCandidate& c, TrainingConfig& t) {
+  t.micro_batch = c.micro_batch;
+  t.recompute = c.recompute;
+  t.overlap.grad_reduce = c.overlap.grad_reduce;
+  t.overlap.param_gather = c.overlap.param_gather;
+  t.overlap.tp_comm = c.overlap.tp_comm;
+}
+
+std::string describe(const PlanCandidate& c) {
+  const ParallelPlan& p = c.plan;
+  std::string s = fmt::format("tp{} cp{} pp{} vpp{} dp{}", p.tp, p.cp, p.pp, p.virtual_stages, p.dp);
+  if (p.ep > 1) s += fmt::format(" ep{}", p.ep);
+  s += fmt::format(" mb{} {} zero{}", c.micro_batch, to_string(c.recompute), p.zero_stage);
+  std::string o;
+  const auto add = [&](bool on, const char* name) {
+    if (on) o += (o.empty() ? "" : "+") + std::string(name);
+  };
+  add(c.overlap.grad_reduce && p.dp * p.cp > 1, "grad");
+  add(c.overlap.param_gather && p.zero_stage >= 1 && p.dp * p.cp > 1, "param");
+  add(c.overlap.tp_comm && p.tp > 1, "tp");
+  return s + " overlap " + (o.empty() ? "none" : o);
+}
+
+nlohmann::ordered_json candidate_json(const PlanCandidate& c) {
+  const ParallelPlan& p = c.plan;
+  return {{"parallelism",
+           {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"cp", p.cp}, {"ep", p.ep}, {"virtual_stages", p.virtual_stages},
+            {"sequence_parallel", p.sequence_parallel}, {"schedule", to_string(p.schedule)}, {"zero", p.zero_stage}}},
+          {"training",
+           {{"micro_batch", c.micro_batch},
+            {"recompute", to_string(c.recompute)},
+            {"overlap",
+             {{"grad_reduce", c.overlap.grad_reduce}, {"param_gather", c.overlap.param_gather},
+              {"tp_comm", c.overlap.tp_comm}}}}},
+          {"peak_memory_bytes", c.memory.value()}};
+}
+
+void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::function<void(const PlanCandidate&)>& visit) {
+  const ModelSpec& m = sc.model;
+  const TrainingConfig& base = sc.training;
+  const int gpus = sc.gpus;
+  const int node = sc.topology.node().gpus;
+  const double capacity = sc.profile.gpu.memory.value();
+  // With a fused (flash) attention kernel, selective recompute has nothing to rerun and nothing to free: it
+  // is the same plan as no recompute, so it is enumerated only with the unfused kernel.
+  const std::vector<Recompute> recomputes =
+      base.attention == AttentionKernel::unfused
+          ? std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full}
+          : std::vector<Recompute>{Recompute::none, Recompute::full};
+  for (const int tp : divisors(std::min(node, gpus))) {
+    if (m.heads % tp != 0 || m.ffn_hidden % tp != 0 || (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)) continue;
+    if (gpus % tp != 0) continue;
+    for (const int cp : divisors(gpus / tp)) {
+      if (base.seq_len % cp != 0 || (cp > 1 && (base.seq_len / cp) % 2 != 0)) continue;
+      for (const int pp : divisors(gpus / tp / cp)) {
+        if (m.layers % pp != 0) continue;
+        const int dp = gpus / tp / cp / pp;
+        if (base.global_batch % dp != 0) continue;
+        ++counts.layouts;
+        const std::vector<int> eps = m.is_moe() ? divisors(m.experts) : std::vector<int>{1};
+        for (const int ep : eps) {
+          if (ep > dp * cp || (dp * cp) % ep != 0) continue;
+          for (const int v : divisors(m.layers / pp)) {
+            if (v > 1 && pp == 1) continue;
+            for (const int mb : divisors(base.global_batch / dp)) {
+              const std::int64_t micro_batches = base.global_batch / (static_cast<std::int64_t>(mb) * dp);
+              if (v > 1 && micro_batches % pp != 0) continue;
+              for (const Recompute rc : recomputes) {
+                for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
+                  PlanCandidate c;
+                  c.plan.tp = tp;
+                  c.plan.cp = cp;
+                  c.plan.pp = pp;
+                  c.plan.dp = dp;
+                  c.plan.ep = ep;
+                  c.plan.virtual_stages = v;
+                  c.plan.sequence_parallel = tp > 1;
+                  c.plan.schedule = v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+                  c.plan.zero_stage = zero;
+                  c.micro_batch = mb;
+                  c.recompute = rc;
+                  TrainingConfig t = base;
+                  apply_candidate(c, t);
+                  const bool grad = dp * cp > 1, param = zero >= 1 && dp * cp > 1, tpc = tp > 1;
+                  const int variants = (grad ? 2 : 1) * (param ? 2 : 1) * (tpc ? 2 : 1);
+                  counts.enumerated += variants;
+                  c.memory = peak_memory_per_gpu(m, c.plan, t).total();
+                  if (c.memory.value() > capacity) {
+                    counts.out_of_memory += variants;
+                    continue;
+                  }
+                  for (const bool g : grad ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+                    for (const bool pg : param ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+                      for (const bool tc : tpc ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+                        c.overlap.grad_reduce = g;
+                        c.overlap.param_gather = pg;
+                        c.overlap.tp_comm = tc;
+                        ++counts.valid;
+                        visit(c);
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cs

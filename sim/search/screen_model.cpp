@@ -1,0 +1,136 @@
+#include "sim/search/screen_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/collectives/analytic_collectives.hpp"
+#include "sim/replay/rank_layout.hpp"
+#include "sim/replay/unit_costs.hpp"
+
+namespace cs {
+
+ScreenModel::ScreenModel(const Scenario& sc)
+    : sc_(sc),
+      compute_(make_cost_model(sc.profile)),
+      estimator_(std::make_unique<AnalyticCollectives>(engine_, sc.topology)) {}
+
+ScreenModel::~ScreenModel() = default;
+
+Time ScreenModel::collective(CollectiveKind kind, double bytes, const ParallelPlan& p, Group group) {
+  const auto key = std::tuple{static_cast<int>(kind), bytes, static_cast<int>(group), p.tp, p.cp, p.dp, p.pp};
+  if (auto it = collectives_.find(key); it != collectives_.end()) return it->second;
+  // Ranks are t + tp*(c + cp*(d + dp*s)) (RankLayout): the representative groups are built directly rather
+  // than listing every group of the cluster.
+  const RankLayout layout(p);
+  std::vector<int> ranks;
+  if (group == Group::p2p) {
+    ranks = {layout.rank(0, 0, 0, 0), layout.rank(0, 0, 0, 1)};
+  } else {
+    for (int d = 0; d < p.dp; ++d) {
+      for (int c = 0; c < p.cp; ++c) ranks.push_back(layout.rank(0, c, d, 0));
+    }
+  }
+  const Time t = ranks.size() < 2 ? Time::zero() : estimator_->duration(CollectiveRequest{kind, Bytes{bytes}, {ranks}, "screen"});
+  collectives_.emplace(key, t);
+  return t;
+}
+
+const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
+  const auto key = std::tuple{c.plan.tp, c.plan.cp, c.plan.ep, c.micro_batch, static_cast<int>(c.recompute),
+                              c.overlap.tp_comm && c.plan.tp > 1};
+  if (auto it = layers_.find(key); it != layers_.end()) return it->second;
+  // Two pipeline stages of a 2-layer and a 4-layer copy of the model: stage 0 holds the embedding and 1 or 2
+  // layers, stage 1 the output layer and 1 or 2 layers; the differences isolate one layer and the extras.
+  ParallelPlan p;
+  p.tp = c.plan.tp;
+  p.cp = c.plan.cp;
+  p.ep = c.plan.ep;
+  p.dp = std::max(1, c.plan.ep);
+  p.pp = 2;
+  p.sequence_parallel = c.plan.sequence_parallel;
+  TrainingConfig t = sc_.training;
+  PlanCandidate tmp = c;
+  apply_candidate(tmp, t);
+  const auto estimate = [this](const CollectiveRequest& r) { return estimator_->duration(r); };
+  ModelSpec m2 = sc_.model, m4 = sc_.model;
+  m2.layers = 2;
+  m4.layers = 4;
+  m2.dense_layers = m4.dense_layers = 0;
+  const UnitCosts u2(m2, p, t, *compute_, estimate, sc_.profile.gpu.sm_count);
+  const UnitCosts u4(m4, p, t, *compute_, estimate, sc_.profile.gpu.sm_count);
+  LayerCost lc;
+  lc.f = u4.forward(0, 0).total() - u2.forward(0, 0).total();
+  lc.b = u4.backward(0, 0).total() - u2.backward(0, 0).total();
+  const Time embed_f = u2.forward(0, 0).total() - lc.f, embed_b = u2.backward(0, 0).total() - lc.b;
+  const Time out_f = u2.forward(1, 0).total() - lc.f, out_b = u2.backward(1, 0).total() - lc.b;
+  if (embed_f + embed_b >= out_f + out_b) {
+    lc.extra_f = embed_f;
+    lc.extra_b = embed_b;
+  } else {
+    lc.extra_f = out_f;
+    lc.extra_b = out_b;
+  }
+  const auto flops = [](const UnitCost& u) { return u.model_flops.value(); };
+  lc.flops = flops(u4.forward(0, 0)) + flops(u4.backward(0, 0)) - flops(u2.forward(0, 0)) - flops(u2.backward(0, 0));
+  lc.extra_flops = flops(u2.forward(0, 0)) + flops(u2.backward(0, 0)) + flops(u2.forward(1, 0)) +
+                   flops(u2.backward(1, 0)) - 2 * lc.flops;
+  return layers_.emplace(key, lc).first->second;
+}
+
+ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
+  // Arithmetic in seconds (doubles); Time only at the boundaries.
+  const ParallelPlan& p = c.plan;
+  const LayerCost& lc = layer_cost(c);
+  const int layers_per_stage = sc_.model.layers / p.pp;
+  const double m = static_cast<double>(sc_.training.global_batch) / (static_cast<double>(c.micro_batch) * p.dp);
+  const double per_layer = (lc.f + lc.b).seconds();
+  const double stage_unit = per_layer * layers_per_stage + (lc.extra_f + lc.extra_b).seconds();
+  double compute = stage_unit * m, bubble = 0, dp_exposed = 0, param_gather = 0;
+  if (p.pp > 1) {
+    const double act_bytes = static_cast<double>(c.micro_batch) * sc_.training.seq_len / p.cp *
+                             static_cast<double>(sc_.model.hidden) * 2.0 / p.tp;
+    const double p2p = collective(CollectiveKind::send_recv, act_bytes, p, Group::p2p).seconds();
+    bubble = per_layer * layers_per_stage / p.virtual_stages * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
+  }
+  // The busiest stage's parameters (the first or last, which hold the embedding or the output layer).
+  const double params = std::max(params_per_gpu(sc_.model, p, 0), params_per_gpu(sc_.model, p, p.pp - 1));
+  const double shard = static_cast<double>(p.dp) * p.cp;
+  if (shard > 1) {
+    // Gradients are reduced in buckets (grad_bucket_bytes of fp32 gradients each, per chunk as the replay does):
+    // each bucket pays the collective's latency, which dominates for large DP groups.
+    const double grad_bytes = params * 4.0;
+    const double buckets = std::max(1.0, std::ceil(grad_bytes / p.virtual_stages /
+                                                   static_cast<double>(sc_.training.grad_bucket_bytes))) *
+                           p.virtual_stages;
+    const double bucket = collective(p.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
+                                     grad_bytes / buckets, p, Group::dp)
+                              .seconds();
+    const double reduce = bucket * buckets;
+    // Overlapped, the last micro-batch's backward hides all but the last bucket.
+    dp_exposed = c.overlap.grad_reduce ? std::max(reduce - per_layer * layers_per_stage, bucket) : reduce;
+    if (p.zero_stage >= 1 && p.zero_stage < 3 && !c.overlap.param_gather) {
+      param_gather = collective(CollectiveKind::all_gather, params * 2.0, p, Group::dp).seconds();
+    }
+    if (p.zero_stage >= 3) {
+      // Every unit gathers its chunk's weights, forward and backward.
+      const double gather = collective(CollectiveKind::all_gather, params / p.virtual_stages * 2.0, p, Group::dp).seconds();
+      const double unit = per_layer * layers_per_stage / p.virtual_stages;
+      const double exposed = c.overlap.param_gather ? std::max(0.0, gather * 2.0 - unit) : gather * 2.0;
+      param_gather = exposed * m * p.virtual_stages;
+    }
+  }
+  const double opt_bytes = params / (p.zero_stage >= 1 ? shard : 1.0) * 30.0;  // Adam: 30 B per parameter
+  ScreenEstimate e;
+  e.compute = Time::from_seconds(compute);
+  e.bubble = Time::from_seconds(bubble);
+  e.dp_exposed = Time::from_seconds(dp_exposed);
+  e.param_gather = Time::from_seconds(param_gather);
+  e.optimizer = compute_->memory_bound(Bytes{opt_bytes});
+  const double step = compute + bubble + dp_exposed + param_gather + e.optimizer.seconds();
+  e.step = Time::from_seconds(step);
+  const double model_flops = (lc.flops * sc_.model.layers + lc.extra_flops) * m * p.dp * p.tp * p.cp;
+  e.mfu = model_flops / (step * p.gpus() * sc_.profile.gpu.peak_for(sc_.training.precision).value());
+  return e;
+}
+
+}  // namespace cs

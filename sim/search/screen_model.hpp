@@ -1,0 +1,66 @@
+// The plan search's fast screen: a closed-form step time for a candidate, built from the same per-layer
+// unit costs the replay uses (UnitCosts over the device's cost model and the idle-fabric collective
+// estimate) and a textbook pipeline formula instead of the event-driven replay:
+//
+//   W      = (L/pp) * (F + B) + max(embedding, output) per micro-batch on the busiest stage
+//   T_pipe = m * W + (pp - 1) * (L/pp/vpp) * (F + B) + 2 * (pp - 1) * t_p2p          (1F1B / interleaved)
+//   step   = T_pipe + exposed DP reduction + optimizer + exposed ZeRO parameter gathers
+//
+// F and B are one transformer layer's forward and backward (recompute and exposed TP/CP/EP collectives
+// included) for the candidate's tp, cp, ep, micro-batch, recompute and TP overlap; they are priced once per
+// such combination and cached, so screening costs a few hash look-ups per plan. The DP reduction is exposed
+// beyond one micro-batch's backward of the stage when overlapped (whole otherwise). MoE models are screened
+// as if every layer were an MoE layer. Not thread-safe (caches); use one per thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "sim/core/event_engine.hpp"
+#include "sim/search/plan_space.hpp"
+
+namespace cs {
+
+class AnalyticCollectives;
+class ComputeCostModel;
+
+struct ScreenEstimate {
+  Time step;
+  Time compute;      ///< micro-batches x busiest stage's units
+  Time bubble;       ///< pipeline fill and drain, stage-to-stage ramp transfers
+  Time dp_exposed;
+  Time optimizer;
+  Time param_gather;  ///< exposed ZeRO parameter all-gathers
+  double mfu = 0;
+};
+
+class ScreenModel {
+ public:
+  explicit ScreenModel(const Scenario& sc);
+  ~ScreenModel();
+  ScreenModel(const ScreenModel&) = delete;
+  ScreenModel& operator=(const ScreenModel&) = delete;
+
+  [[nodiscard]] ScreenEstimate estimate(const PlanCandidate& c);
+
+ private:
+  struct LayerCost {
+    Time f, b;              ///< one transformer layer
+    Time extra_f, extra_b;  ///< the heavier of the embedding and the output layer
+    double flops = 0;       ///< model FLOPs of one layer fwd+bwd per GPU
+    double extra_flops = 0; ///< embedding + output model FLOPs per GPU
+  };
+  const LayerCost& layer_cost(const PlanCandidate& c);
+  enum class Group { p2p, dp };  ///< stage 0 -> 1 send/recv pair, or stage 0's first DP x CP group
+  Time collective(CollectiveKind kind, double bytes, const ParallelPlan& p, Group group);
+
+  const Scenario& sc_;
+  std::unique_ptr<ComputeCostModel> compute_;
+  EventEngine engine_;
+  std::unique_ptr<AnalyticCollectives> estimator_;
+  std::map<std::tuple<int, int, int, int, int, bool>, LayerCost> layers_;
+  std::map<std::tuple<int, double, int, int, int, int, int>, Time> collectives_;
+};
+
+}  // namespace cs

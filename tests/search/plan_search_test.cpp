@@ -1,0 +1,131 @@
+// Plan search: the enumeration against a hand-counted case, rank correlations, the `parallelism: search`
+// hook, and the two-stage search end to end on a small model.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/scenario/runner.hpp"
+#include "sim/search/plan_search.hpp"
+#include "sim/search/rank_correlation.hpp"
+
+namespace cs {
+namespace {
+
+// A 2-layer, 2-head model on one 8-GPU DGX H100 node, global batch 2, sequences of 8 tokens.
+const std::string kTiny = R"(format_version: 1
+name: tiny search
+model: {name: tiny, layers: 2, hidden: 64, heads: 2, vocab: 128, seq_len: 8}
+cluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}
+parallelism: search
+training: {global_batch: 2, micro_batch: 2, precision: bf16}
+)";
+
+TEST(PlanSpace, EnumerationMatchesAHandCountedCase) {
+  const SearchableScenario s = load_searchable_scenario(kTiny, "tiny.yaml");
+  ASSERT_TRUE(s.search);
+  EXPECT_EQ(s.scenario.training.global_batch, 2);  // restored after the placeholder plan
+  PlanSpaceCounts counts;
+  std::int64_t visited = 0;
+  enumerate_plans(s.scenario, counts, [&](const PlanCandidate&) { ++visited; });
+  // tp | heads (2) and the node (8): tp 1, 2. cp: seq 8 splits in halves for cp 1, 2, 4 (not 8: 1 token).
+  // pp | layers (2): 1, 2. dp = 8/(tp*cp*pp) must divide the global batch 2, so dp is 1 or 2:
+  //   tp1: cp2 pp2 dp2 | cp4 pp1 dp2 | cp4 pp2 dp1        tp2: cp1 pp2 dp2 | cp2 pp1 dp2 | cp2 pp2 dp1 | cp4 pp1 dp1
+  EXPECT_EQ(counts.layouts, 7);
+  // vpp is 1 everywhere (pp 1, or 1 layer per stage); micro-batch divides 2/dp: {1} for dp2, {1, 2} for dp1.
+  // Recompute none or full (flash attention: selective is the same plan as none); dp*cp > 1 in every layout, so
+  // ZeRO 0..3 and the grad-reduce overlap on/off; param-gather overlap on/off with ZeRO >= 1; TP overlap on/off
+  // with tp 2. Per micro-batch choice and recompute mode:
+  //   ZeRO 0: 2 variants, ZeRO 1-3: 3 x 4 = 12, so 14; times 2 recompute modes = 28 (x2 with tp 2).
+  //   tp1: 28 + 28 + 2*28 = 112         tp2: 56 + 56 + 2*56 + 2*56 = 336          total 448
+  EXPECT_EQ(counts.enumerated, 448);
+  EXPECT_EQ(counts.out_of_memory, 0);  // a 2-layer model fits 80 GB however it is split
+  EXPECT_EQ(counts.valid, 448);
+  EXPECT_EQ(visited, 448);
+  // With the unfused attention kernel selective recompute is a plan of its own: 3 modes instead of 2.
+  std::string unfused = kTiny;
+  unfused.replace(unfused.find("precision: bf16"), 15, "precision: bf16, attention: unfused");
+  PlanSpaceCounts three;
+  enumerate_plans(load_searchable_scenario(unfused, "tiny.yaml").scenario, three, [](const PlanCandidate&) {});
+  EXPECT_EQ(three.enumerated, 672);  // 448 * 3 / 2
+}
+
+TEST(PlanSpace, MemoryPrunesWhatCannotFit) {
+  // GPT-3 175B on 8 GPUs: no plan fits 80 GB per GPU (350 GB of bf16 weights alone over 8 GPUs is 44 GB,
+  // and the Adam states add 12 bytes per parameter unless ZeRO shards them over dp, which is at most 8).
+  const std::string text = R"(format_version: 1
+name: too big
+model: {preset: gpt3-175b}
+cluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}
+parallelism: search
+training: {global_batch: 8, precision: bf16}
+)";
+  const SearchableScenario s = load_searchable_scenario(text, "big.yaml");
+  SearchOptions opt;
+  opt.top = 1;
+  opt.sample = 0;
+  const SearchResult r = search_plans(s, text, "big.yaml", opt);
+  EXPECT_GT(r.counts.enumerated, 0);
+  EXPECT_EQ(r.counts.out_of_memory, r.counts.enumerated);
+  EXPECT_TRUE(r.replayed.empty());
+  EXPECT_NE(r.no_plan_reason().find("out of memory"), std::string::npos);
+}
+
+TEST(RankCorrelation, HandComputedValues) {
+  // Ranks (1,2,3,4) vs (1,3,2,4): sum d^2 = 2, rho = 1 - 6*2/(4*(16-1)) = 0.8.
+  EXPECT_NEAR(spearman_rho({1, 2, 3, 4}, {10, 30, 20, 40}), 0.8, 1e-12);
+  // 6 pairs, one discordant (2nd, 3rd): tau = (5 - 1)/6.
+  EXPECT_NEAR(kendall_tau({1, 2, 3, 4}, {10, 30, 20, 40}), 4.0 / 6.0, 1e-12);
+  EXPECT_NEAR(spearman_rho({1, 2, 3}, {3, 2, 1}), -1.0, 1e-12);
+  EXPECT_NEAR(kendall_tau({1, 2, 3}, {5, 6, 7}), 1.0, 1e-12);
+  // Ties take the average rank: (1, 2.5, 2.5, 4) against (1, 2, 3, 4) is still perfectly ordered by Kendall's
+  // tau-b? No: the tied pair counts in neither concordant nor discordant, tau-b = 5/sqrt(5*6).
+  EXPECT_NEAR(kendall_tau({1, 2, 2, 4}, {1, 2, 3, 4}), 5.0 / std::sqrt(30.0), 1e-12);
+}
+
+TEST(PlanSearch, ReplaysTheBestScreenedPlansAndRanksThemByReplay) {
+  const SearchableScenario s = load_searchable_scenario(kTiny, "tiny.yaml");
+  SearchOptions opt;
+  opt.top = 4;
+  opt.sample = 4;
+  opt.threads = 2;
+  const SearchResult r = search_plans(s, kTiny, "tiny.yaml", opt);
+  ASSERT_EQ(r.replayed.size(), 4u);
+  EXPECT_EQ(r.sampled.size(), 8u);
+  EXPECT_EQ(r.ranked.size(), 448u);
+  for (std::size_t i = 1; i < r.ranked.size(); ++i) EXPECT_LE(r.ranked[i - 1].step_s, r.ranked[i].step_s);
+  for (std::size_t i = 1; i < r.replayed.size(); ++i) {
+    EXPECT_LE(r.replayed[i - 1].result.step.step_time, r.replayed[i].result.step.step_time);
+    EXPECT_FALSE(why_slower(r.replayed[i], r.replayed[i - 1]).empty());
+  }
+  EXPECT_GE(r.spearman, -1.0);
+  EXPECT_LE(r.spearman, 1.0);
+  // The replay is run_scenario itself: the best plan, loaded as an ordinary scenario, gives the same step.
+  const ReplayedPlan& best = r.best_replayed();
+  std::string text = kTiny;
+  const ParallelPlan& p = best.candidate.plan;
+  text.replace(text.find("parallelism: search"), 19,
+               "parallelism: {tp: " + std::to_string(p.tp) + ", pp: " + std::to_string(p.pp) + ", dp: " +
+                   std::to_string(p.dp) + ", cp: " + std::to_string(p.cp) + ", zero: " + std::to_string(p.zero_stage) + "}");
+  text.replace(text.find("micro_batch: 2"), 14, "micro_batch: " + std::to_string(best.candidate.micro_batch));
+  Scenario sc = load_scenario_text(text, "tiny-best.yaml");
+  apply_candidate(best.candidate, sc.training);
+  EXPECT_EQ(run_scenario(sc).step.step_time, best.result.step.step_time);
+}
+
+TEST(SearchScenario, PlaceholderKeepsLineNumbersOfOtherErrors) {
+  // An error below `parallelism: search` is reported on the user's own line (6), not a re-emitted one.
+  const std::string bad = "format_version: 1\nname: x\nmodel: {preset: gpt3-1.3b}\ncluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}\n"
+                          "parallelism: search\ntraining: {global_batch: 8, precision: fp7}\n";
+  try {
+    (void)load_searchable_scenario(bad, "x.yaml");
+    FAIL() << "accepted fp7";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where().line, 6);
+    EXPECT_EQ(e.key_path(), "training.precision");
+  }
+  EXPECT_FALSE(asks_for_plan_search("parallelism: {tp: 2}\n"));
+  EXPECT_TRUE(asks_for_plan_search("parallelism: search\n"));
+}
+
+}  // namespace
+}  // namespace cs
