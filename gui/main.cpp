@@ -1,7 +1,8 @@
 // clustersim-gui [SCENARIO]: the desktop what-if planner (docs/gui.md).
-// clustersim-gui --screenshot FILE.png [--view TAB] [--baseline OTHER.yaml] [SCENARIO]: runs the scenario (after
-// OTHER, pinned as the baseline), renders the window with the chart tab TAB shown, writes FILE.png and exits;
-// with QT_QPA_PLATFORM=offscreen it needs no display.
+// clustersim-gui --screenshot FILE.png [--view TAB] [--pin] [--set KEY=VALUE]... SCENARIO: runs the scenario
+// (with --pin: runs it as written, pins it as the baseline, then applies the --set edits and runs again), renders
+// the window with the chart tab TAB shown, writes FILE.png and exits; with QT_QPA_PLATFORM=offscreen it needs
+// no display.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTabWidget>
@@ -14,15 +15,16 @@
 
 namespace {
 
-/// Opens and runs `path` in `w`, waiting for the result; false (with the reason on stderr) when it fails.
-bool open_and_run(cs::gui::MainWindow& w, const QString& path) {
-  if (!w.open_file(path) || !w.run()) {
+/// Runs the document in `w`, waiting for the result; false (with the reason on stderr) when it fails.
+bool run_and_wait(cs::gui::MainWindow& w) {
+  const cs::gui::RunRecordPtr before = w.current_run();
+  if (!w.run()) {
     std::cerr << "clustersim-gui: " << w.error_text().toStdString() << "\n";
     return false;
   }
   w.wait_for_run();
-  if (!w.current_run()) {
-    std::cerr << "clustersim-gui: " << path.toStdString() << ": the run failed: " << w.error_text().toStdString() << "\n";
+  if (w.current_run() == before) {
+    std::cerr << "clustersim-gui: the run failed: " << w.error_text().toStdString() << "\n";
     return false;
   }
   return true;
@@ -43,7 +45,8 @@ int main(int argc, char** argv) {
   cli.addOption({"screenshot", "Run SCENARIO, save the window as FILE.png and exit.", "FILE.png"});
   cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline).",
                  "TAB", "breakdown"});
-  cli.addOption({"baseline", "With --screenshot: run OTHER first and pin it as the baseline.", "OTHER.yaml"});
+  cli.addOption({"pin", "With --screenshot: run SCENARIO as written first and pin it as the baseline."});
+  cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
   cli.addPositionalArgument("SCENARIO", "A scenario YAML file to open.", "[SCENARIO]");
   cli.process(app);
   const QStringList args = cli.positionalArguments();
@@ -53,11 +56,23 @@ int main(int argc, char** argv) {
     // Non-interactive: nothing may ask a question.
     window.set_unsaved_question([](const QString&) { return QMessageBox::Discard; });
     window.show();
-    if (cli.isSet("baseline")) {
-      if (!open_and_run(window, cli.value("baseline"))) return 2;
+    if (args.isEmpty() || !window.open_file(args.front())) {
+      std::cerr << "clustersim-gui: --screenshot needs a scenario that opens: " << window.error_text().toStdString() << "\n";
+      return 2;
+    }
+    if (cli.isSet("pin")) {
+      if (!run_and_wait(window)) return 2;
       window.pin_baseline();
     }
-    if (!args.isEmpty() && !open_and_run(window, args.front())) return 2;
+    for (const QString& edit : cli.values("set")) {
+      const auto eq = edit.indexOf('=');
+      if (eq <= 0) {
+        std::cerr << "clustersim-gui: --set takes KEY=VALUE, got \"" << edit.toStdString() << "\"\n";
+        return 2;
+      }
+      window.set_value(edit.left(eq), edit.mid(eq + 1));
+    }
+    if (!run_and_wait(window)) return 2;
     const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline"};
     const int tab = static_cast<int>(tabs.indexOf(cli.value("view")));
     if (tab < 0) {

@@ -277,6 +277,14 @@ void MainWindow::rebuild_recent_menu() {
   recent_menu_->setEnabled(!recent.isEmpty());
 }
 
+void MainWindow::set_value(const QString& key, const QString& text) {
+  doc_.set_value(key.toStdString(), text.toStdString());
+  form_->reload();
+  form_->show_field(key);
+  update_title();
+  update_actions();
+}
+
 bool MainWindow::run() {
   if (runner_->busy()) return false;
   if (!form_->valid()) {

@@ -40,6 +40,8 @@ class MainWindow : public QMainWindow {
   bool open_file(const QString& path);
   /// Saves to `path` (empty: the document's own file). Returns false and says why on failure.
   bool save_file(const QString& path = {});
+  /// Sets the scenario key `key` (dotted) to `text` as if typed into its field; empty text removes it.
+  void set_value(const QString& key, const QString& text);
   /// Checks the whole scenario and starts it in the background; false (with the located error shown) when it
   /// cannot run.
   bool run();

@@ -69,6 +69,7 @@ ParamForm::ParamForm(const ParamSection& schema, ScenarioDocument& doc, QWidget*
   const auto new_tab = [this](const QString& title, const QString& help) {
     auto* scroll = new QScrollArea(pages_);
     scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* page = new QWidget(scroll);
     auto* form = new QFormLayout(page);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -118,6 +119,8 @@ void ParamForm::add_field(const ParamSpec& spec, const QString& path, QFormLayou
   v->setSpacing(1);
   if (spec.type == ParamType::choice) {
     auto* combo = new QComboBox;
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
     if (!spec.required) combo->addItem("(default: " + QString::fromStdString(spec.default_text) + ")", QString());
     for (const auto& c : spec.choices) combo->addItem(QString::fromStdString(c), QString::fromStdString(c));
     connect(combo, &QComboBox::activated, this, [this, path, combo](int i) { on_text(path, combo->itemData(i).toString()); });
@@ -232,6 +235,11 @@ bool ParamForm::mark_error(const QString& key_path, const QString& message) {
   sections_->setCurrentRow(it->tab);
   it->editor->setFocus();
   return true;
+}
+
+void ParamForm::show_field(const QString& key_path) {
+  auto it = fields_.find(key_path);
+  if (it != fields_.end()) sections_->setCurrentRow(it->tab);
 }
 
 QWidget* ParamForm::field_widget(const QString& key_path) const {

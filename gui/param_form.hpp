@@ -35,6 +35,8 @@ class ParamForm : public QWidget {
   /// Marks the field `key_path` with `message` (an error of the whole scenario, located at that key) and shows
   /// its page. Returns false when no field has that path.
   bool mark_error(const QString& key_path, const QString& message);
+  /// Shows the page that holds the field `key_path`.
+  void show_field(const QString& key_path);
   /// The widget of the parameter `key_path` (its objectName is the path), or nullptr.
   [[nodiscard]] QWidget* field_widget(const QString& key_path) const;
   /// The message shown at the field, empty when it is fine.

@@ -4,6 +4,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QHorizontalStackedBarSeries>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPen>
 #include <QScatterSeries>
@@ -27,7 +28,7 @@ struct Segment {
 QChart* new_chart(const QString& title) {
   auto* chart = new QChart;
   chart->setTitle(title);
-  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setAlignment(Qt::AlignRight);
   chart->setAnimationOptions(QChart::NoAnimation);
   return chart;
 }
@@ -64,6 +65,7 @@ QValueAxis* stacked(QChart* chart, const std::vector<ChartRun>& runs, const std:
   auto* values = new QValueAxis;
   values->setRange(0, top > 0 ? top * 1.08 : 1);
   values->applyNiceNumbers();
+  values->setLabelFormat("%g");
   chart->addAxis(cats, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
   chart->addAxis(values, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
   series->attachAxis(cats);
@@ -127,6 +129,7 @@ QChart* memory_chart(const std::vector<ChartRun>& runs) {
   }
   y->setMax(std::max(y->max(), capacity * 1.1));
   y->applyNiceNumbers();
+  y->setLabelFormat("%g");
   return chart;
 }
 
@@ -182,6 +185,7 @@ QChart* cost_chart(const std::vector<ChartRun>& runs) {
 
 QChart* rent_chart(const std::vector<ChartRun>& runs) {
   auto* chart = new_chart("Build or rent: yearly cost against utilisation");
+  QStringList break_even;
   auto* x = new QValueAxis;
   x->setRange(0, 100);
   x->setTitleText("utilisation (%)");
@@ -208,31 +212,40 @@ QChart* rent_chart(const std::vector<ChartRun>& runs) {
       chart->addSeries(line);
       line->attachAxis(x);
       line->attachAxis(y);
+      // The legend names the current run's lines; the baseline's are the same lines dashed.
+      if (base) chart->legend()->markers(line).front()->setVisible(false);
       top = std::max({top, at0 / 1e6, at1 / 1e6});
     };
     const double fixed = usd_per_year(t.fixed_per_year);
     const double idle = usd_per_year(t.electricity_idle_per_year);
     const double busy = usd_per_year(t.electricity_busy_per_year);
-    add_line(r.label + ": own", fixed + idle, fixed + busy, colors[0]);
+    add_line("own", fixed + idle, fixed + busy, colors[0]);
     auto* points = new QScatterSeries;
-    points->setName(r.label + ": break-even");
+    QStringList at;
     points->setMarkerSize(11);
     points->setColor(QColor("#c0392b"));
     for (std::size_t i = 0; i < t.cloud.size(); ++i) {
       const CloudComparison& c = t.cloud[i];
       const double rent_full = usd_per_year(c.rate) * t.gpu_count;
-      add_line(r.label + ": rent " + QString::fromStdString(c.label), 0, rent_full, colors[1 + i % 2]);
+      add_line("rent " + QString::fromStdString(c.label), 0, rent_full, colors[1 + i % 2]);
       if (c.break_even_utilisation) {
         const double u = *c.break_even_utilisation;
         points->append(100 * u, (fixed + idle + u * (busy - idle)) / 1e6);
+        at << QString::number(100 * u, 'f', 0) + " % (" + QString::fromStdString(c.label) + ")";
       }
     }
+    points->setName("break-even");
     chart->addSeries(points);
     points->attachAxis(x);
     points->attachAxis(y);
+    if (base) chart->legend()->markers(points).front()->setVisible(false);
+    break_even << r.label + ": " + (at.isEmpty() ? QString("renting is cheaper even at 100 %") : at.join(", "));
   }
   y->setRange(0, top > 0 ? top * 1.05 : 1);
   y->applyNiceNumbers();
+  y->setLabelFormat("%g");
+  chart->setTitle(chart->title() + "<br><small>break-even " + break_even.join("; ") +
+                  (runs.size() > 1 ? "<br>dashed: baseline" : "") + "</small>");
   return chart;
 }
 

@@ -58,7 +58,7 @@ void TimelineView::show_run(const RunRecordPtr& run) {
     }
     for (auto& [key, row] : by_key) rows_.push_back(std::move(row));
   }
-  setMinimumHeight(kTop + kAxis + kRowHeight * static_cast<int>(rows_.size()) + 8);
+  setMinimumHeight(kTop + 2 * kAxis + kRowHeight * static_cast<int>(rows_.size()) + 16);
   update();
 }
 
@@ -84,7 +84,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     return;
   }
   p.drawText(QRect(8, 4, width() - 16, kTop - 8), Qt::AlignLeft | Qt::AlignVCenter,
-             QStringLiteral("One training step, %1, representative GPU of each pipeline stage (%2 spans; hover for names)")
+             QStringLiteral("One step, %1: a representative GPU per pipeline stage (%2 spans; hover for names)")
                  .arg(format_duration(end_s_))
                  .arg(run_->spans.size()));
   for (std::size_t i = 0; i < rows_.size(); ++i) {
@@ -106,7 +106,19 @@ void TimelineView::paintEvent(QPaintEvent*) {
     const double t = end_s_ * k / 4.0;
     const int x = kLabelWidth + static_cast<int>((width() - kLabelWidth - 12) * k / 4.0);
     p.drawLine(x, axis_y, x, axis_y + 4);
-    p.drawText(QRect(x - 40, axis_y + 4, 80, kAxis - 6), Qt::AlignCenter, format_duration(t));
+    const QRect box = k == 4 ? QRect(x - 80, axis_y + 4, 80, kAxis - 6) : QRect(x - 40, axis_y + 4, 80, kAxis - 6);
+    p.drawText(box, k == 4 ? Qt::AlignRight : Qt::AlignCenter, k == 0 ? QStringLiteral("0 s") : format_duration(t));
+  }
+  // Legend: what the colours mean.
+  int x = 8;
+  const int legend_y = axis_y + kAxis + 4;
+  for (const auto& [name, color] : {std::pair{"forward", "#3498db"}, std::pair{"backward", "#1a5276"},
+                                    std::pair{"optimizer", "#8e44ad"}, std::pair{"pp transfer", "#e67e22"},
+                                    std::pair{"dp reduction", "#27ae60"}, std::pair{"param gather", "#c0392b"}}) {
+    p.fillRect(QRect(x, legend_y + 3, 12, 12), QColor(color));
+    const QString label = QString::fromLatin1(name);
+    p.drawText(QRect(x + 16, legend_y, 110, 18), Qt::AlignLeft | Qt::AlignVCenter, label);
+    x += 24 + p.fontMetrics().horizontalAdvance(label);
   }
 }
 

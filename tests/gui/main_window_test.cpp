@@ -251,6 +251,10 @@ class MainWindowTest : public QObject {
     QCOMPARE(w.summary()->text("step_time", "value"), format_duration(c));
     const QString delta = (c > b ? "+" : "") + QString::number(100.0 * (c - b) / b, 'f', 1) + " %";
     QCOMPARE(w.summary()->text("step_time", "delta"), delta);
+    // Colours say which way is better: a longer step is worse (red), more MFU is better (green).
+    const auto colour = [&](const QString& id) { return w.summary()->findChild<QLabel*>("summary." + id + ".delta")->styleSheet(); };
+    QVERIFY(colour("step_time").contains("#c0392b"));
+    QVERIFY(colour("mfu").contains(cur->result.mfu > base->result.mfu ? "#1e8449" : "#c0392b"));
     // Half the GPUs: the capex falls, and the change says so.
     const double capex_b = base->number("/tco/hardware_capex_usd") + base->number("/tco/facility_capex_usd");
     const double capex_c = cur->number("/tco/hardware_capex_usd") + cur->number("/tco/facility_capex_usd");
