@@ -1,6 +1,5 @@
 #include "sim/workload/parallel_plan.hpp"
 
-#include "sim/input/input_node.hpp"
 
 namespace cs {
 
@@ -20,98 +19,6 @@ std::string to_string(Recompute r) {
     case Recompute::full: return "full";
   }
   return "?";
-}
-
-namespace {
-int positive_int(const InputNode& n, std::string_view key, int fallback) {
-  const int v = n.get_or<int>(key, fallback);
-  if (v <= 0) n.at(key).fail("must be a positive whole number");
-  return v;
-}
-}  // namespace
-
-ParallelPlan parse_parallel_plan(const InputNode& n) {
-  ParallelPlan p;
-  p.tp = positive_int(n, "tp", 1);
-  p.pp = positive_int(n, "pp", 1);
-  p.dp = positive_int(n, "dp", 1);
-  p.cp = positive_int(n, "cp", 1);
-  p.ep = positive_int(n, "ep", 1);
-  p.virtual_stages = positive_int(n, "virtual_stages", 1);
-  p.sequence_parallel = n.get_or<bool>("sequence_parallel", p.tp > 1);
-  if (auto s = n.find("schedule")) {
-    const auto v = s->as<std::string>();
-    if (v == "gpipe") p.schedule = PipelineSchedule::gpipe;
-    else if (v == "1f1b") p.schedule = PipelineSchedule::one_f_one_b;
-    else if (v == "interleaved-1f1b") p.schedule = PipelineSchedule::interleaved;
-    else s->fail("must be gpipe, 1f1b or interleaved-1f1b");
-  } else if (p.virtual_stages > 1) {
-    p.schedule = PipelineSchedule::interleaved;
-  }
-  if (auto m = n.find("dp_mode")) {
-    const auto v = m->as<std::string>();
-    m->require(v == "ddp" || v == "single-process", "must be ddp or single-process");
-    p.single_process_dp = v == "single-process";
-  }
-  if (auto z = n.find("zero")) {
-    p.zero_stage = z->as<int>();
-    z->require(p.zero_stage >= 0 && p.zero_stage <= 3, "must be 0, 1, 2 or 3 (3 = FSDP)");
-  }
-  n.finish();
-  return p;
-}
-
-TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model) {
-  TrainingConfig t;
-  t.micro_batch = positive_int(n, "micro_batch", 1);
-  t.global_batch = n.get<std::int64_t>("global_batch");
-  n.at("global_batch").require(t.global_batch > 0, "must be positive");
-  t.seq_len = positive_int(n, "seq_len", model.seq_len);
-  if (auto p = n.find("precision")) {
-    p->require(parse_dtype(p->as<std::string>(), t.precision), "must be fp32, tf32, bf16, fp16 or fp8");
-  }
-  if (auto r = n.find("recompute")) {
-    const auto v = r->as<std::string>();
-    if (v == "none") t.recompute = Recompute::none;
-    else if (v == "selective") t.recompute = Recompute::selective;
-    else if (v == "full") t.recompute = Recompute::full;
-    else r->fail("must be none, selective or full");
-  }
-  if (auto a = n.find("attention")) {
-    const auto v = a->as<std::string>();
-    a->require(v == "flash" || v == "unfused", "must be flash or unfused");
-    t.attention = v == "unfused" ? AttentionKernel::unfused : AttentionKernel::flash;
-  }
-  if (auto o = n.find("overlap")) {
-    t.overlap.grad_reduce = o->get_or<bool>("grad_reduce", t.overlap.grad_reduce);
-    t.overlap.param_gather = o->get_or<bool>("param_gather", t.overlap.param_gather);
-    t.overlap.tp_comm = o->get_or<bool>("tp_comm", t.overlap.tp_comm);
-    t.overlap.tp_comm_sms = o->get_or<int>("tp_comm_sms", t.overlap.tp_comm_sms);
-    o->require(t.overlap.tp_comm_sms >= 0, "tp_comm_sms must not be negative");
-    o->finish();
-  }
-  if (auto b = n.find("token_budget")) {
-    const double v = b->as<double>();
-    b->require(v > 0, "must be a positive number of tokens");
-    t.token_budget = v;
-  }
-  if (auto c = n.find("grad_compression")) {
-    const auto method = c->get<std::string>("method");
-    if (method == "topk") t.compression = GradCompression::topk;
-    else if (method == "powersgd") t.compression = GradCompression::powersgd;
-    else if (method == "none") t.compression = GradCompression::none;
-    else c->at("method").fail("must be none, topk or powersgd");
-    t.compression_ratio = c->get_or<double>("ratio", t.compression_ratio);
-    c->require(t.compression_ratio > 0 && t.compression_ratio <= 1, "ratio must lie in (0, 1]");
-    c->finish();
-  }
-  if (auto b = n.find("grad_bucket")) {
-    const Bytes v = b->as<Bytes>();
-    b->require(v.value() >= 1024, "must be at least 1KiB");
-    t.grad_bucket_bytes = static_cast<std::int64_t>(v.value());
-  }
-  n.finish();
-  return t;
 }
 
 std::pair<int, int> virtual_stage_layers(const ModelSpec& m, const ParallelPlan& p, int vs) {
