@@ -24,6 +24,7 @@
 #include "gui/runs_table.hpp"
 #include "gui/scenario_runner.hpp"
 #include "gui/summary_panel.hpp"
+#include "gui/sweep_view.hpp"
 
 namespace cs::gui {
 namespace {
@@ -84,6 +85,15 @@ void MainWindow::build_layout() {
   charts_ = new ChartsPanel;
   runs_ = new RunsTable;
   connect(runs_, &RunsTable::run_activated, this, &MainWindow::go_back_to);
+  sweep_ = new SweepView;
+  charts_->addTab(sweep_, "Sweep");
+  connect(sweep_, &SweepView::open_requested, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open sweep results", QString(),
+                                                      "Sweep results (*.sqlite *.db);;All files (*)");
+    if (!path.isEmpty()) open_sweep(path);
+  });
+  connect(sweep_, &SweepView::point_activated, this,
+          [this](const QString& label, const QString& yaml) { load_scenario_text_into_editor(yaml, label); });
 
   result_split_ = new QSplitter(Qt::Horizontal);
   result_split_->setObjectName("result_split");
@@ -136,6 +146,8 @@ void MainWindow::build_actions() {
     else save_file();
   });
   file->addAction("Save &As...", QKeySequence::SaveAs, this, &MainWindow::save_as_dialog);
+  file->addSeparator();
+  file->addAction("Open Sweep &Results...", this, [this] { Q_EMIT sweep_->open_requested(); });
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   rebuild_recent_menu();
@@ -283,6 +295,40 @@ void MainWindow::set_value(const QString& key, const QString& text) {
   form_->show_field(key);
   update_title();
   update_actions();
+}
+
+bool MainWindow::open_sweep(const QString& path) {
+  if (const auto error = sweep_->open(path)) {
+    show_error(*error);
+    return false;
+  }
+  clear_error();
+  charts_->setCurrentWidget(sweep_);
+  status_->setText("Opened sweep results " + path + ".");
+  return true;
+}
+
+bool MainWindow::load_scenario_text_into_editor(const QString& yaml, const QString& name) {
+  if (yaml.isEmpty()) {
+    show_error(name + ": the results database holds no scenario for this point");
+    return false;
+  }
+  if (!maybe_save()) return false;
+  try {
+    ScenarioDocument next;
+    next.load_text(yaml.toStdString(), name.toStdString());
+    doc_ = std::move(next);
+  } catch (const std::exception& e) {
+    show_error(QString::fromStdString(e.what()));
+    return false;
+  }
+  doc_.set_modified(true);  // never saved: Save asks where
+  form_->reload();
+  clear_error();
+  update_title();
+  update_actions();
+  status_->setText("Loaded the sweep point " + name + " into the editor.");
+  return true;
 }
 
 bool MainWindow::run() {

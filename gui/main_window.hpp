@@ -25,6 +25,7 @@ namespace cs::gui {
 class ChartsPanel;
 class ParamForm;
 class RunsTable;
+class SweepView;
 class ScenarioRunner;
 class SummaryPanel;
 
@@ -42,6 +43,10 @@ class MainWindow : public QMainWindow {
   bool save_file(const QString& path = {});
   /// Sets the scenario key `key` (dotted) to `text` as if typed into its field; empty text removes it.
   void set_value(const QString& key, const QString& text);
+  /// Opens a sweep results database in the Sweep tab; false (and why, in the banner) when it cannot be read.
+  bool open_sweep(const QString& path);
+  /// Loads a scenario held in memory (a sweep point) into the editor as a new, unsaved document.
+  bool load_scenario_text_into_editor(const QString& yaml, const QString& name);
   /// Checks the whole scenario and starts it in the background; false (with the located error shown) when it
   /// cannot run.
   bool run();
@@ -62,6 +67,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] SummaryPanel* summary() const { return summary_; }
   [[nodiscard]] ChartsPanel* charts() const { return charts_; }
   [[nodiscard]] RunsTable* runs_table() const { return runs_; }
+  [[nodiscard]] SweepView* sweep_view() const { return sweep_; }
   [[nodiscard]] QAction* run_action() const { return run_action_; }
   /// The message in the error banner; empty when none is shown.
   [[nodiscard]] QString error_text() const;
@@ -98,6 +104,7 @@ class MainWindow : public QMainWindow {
   SummaryPanel* summary_ = nullptr;
   ChartsPanel* charts_ = nullptr;
   RunsTable* runs_ = nullptr;
+  SweepView* sweep_ = nullptr;
   ScenarioRunner* runner_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* status_ = nullptr;

@@ -171,7 +171,8 @@ QChart* cost_chart(const std::vector<ChartRun>& runs) {
   }
   std::vector<Segment> segments;
   for (const QString& item : items) {
-    segments.push_back({item, [item](const RunRecord& r) {
+    // The legend drops the line's parenthesis ("colocation rent (peak IT load ...)"); the summary's tooltip has it.
+    segments.push_back({item.section(" (", 0, 0), [item](const RunRecord& r) {
                           if (!r.result.tco) return 0.0;
                           for (const AnnualCost& a : r.result.tco->annual) {
                             if (QString::fromStdString(a.item) == item) return usd_per_year(a.cost) / 1e6;

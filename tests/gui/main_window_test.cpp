@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <sqlite3.h>
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
@@ -25,6 +26,7 @@
 #include "gui/param_form.hpp"
 #include "gui/runs_table.hpp"
 #include "gui/summary_panel.hpp"
+#include "gui/sweep_view.hpp"
 #include "sim/api/clustersim.hpp"
 
 using namespace cs;
@@ -272,6 +274,90 @@ class MainWindowTest : public QObject {
     w.go_back_to(base);
     QCOMPARE(w.document().value("cluster.gpus").value_or(""), std::string("1024"));
     QCOMPARE(w.current_run(), base);
+  }
+
+  // A results database in the layout `clustersim sweep` writes (docs/sweeps.md), filled with real results of the
+  // library: three global batch sizes of the 1.3B scenario and one failed point.
+  void sweep_database_plots_its_points() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("results.sqlite");
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(path.toUtf8().constData(), &db), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(db,
+                          "CREATE TABLE points(hash TEXT PRIMARY KEY, sweep TEXT NOT NULL, point_index INTEGER NOT NULL,"
+                          " label TEXT NOT NULL, axes TEXT NOT NULL, scenario_yaml TEXT NOT NULL, status TEXT NOT NULL,"
+                          " reason TEXT NOT NULL, result TEXT)",
+                          nullptr, nullptr, nullptr),
+             SQLITE_OK);
+    const QString base = QStringLiteral(CS_SOURCE_DIR "/scenarios/gpt3-1.3b-8xh100-dp.yaml");
+    std::vector<std::pair<double, double>> step_mfu;
+    const std::vector<int> batches{128, 256, 512};
+    for (std::size_t i = 0; i <= batches.size(); ++i) {
+      const bool failed = i == batches.size();
+      const int batch = failed ? 100 : batches[i];
+      YAML::Node doc = YAML::Load(read_text(base));
+      doc["training"]["global_batch"] = batch;
+      YAML::Emitter out;
+      out << doc;
+      const std::string label = "training.global_batch=" + std::to_string(batch);
+      std::string result;
+      if (!failed) {
+        const Scenario sc = load_scenario_text(out.c_str(), label);
+        const RunResult r = run_scenario(sc);
+        result = to_json(sc, r).dump();
+        step_mfu.emplace_back(r.step.step_time.seconds(), r.mfu);
+      }
+      sqlite3_stmt* st = nullptr;
+      QCOMPARE(sqlite3_prepare_v2(db, "INSERT INTO points VALUES(?, 'batch', ?, ?, ?, ?, ?, ?, ?)", -1, &st, nullptr),
+               SQLITE_OK);
+      const std::string axes = "{\"training.global_batch\": " + std::to_string(batch) + "}";
+      sqlite3_bind_text(st, 1, std::to_string(i).c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_int(st, 2, static_cast<int>(i));
+      sqlite3_bind_text(st, 3, label.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(st, 4, axes.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(st, 5, out.c_str(), -1, SQLITE_TRANSIENT);
+      sqlite3_bind_text(st, 6, failed ? "failed" : "ok", -1, SQLITE_STATIC);
+      sqlite3_bind_text(st, 7, failed ? "global_batch 100 is not a multiple of micro_batch x dp" : "", -1, SQLITE_STATIC);
+      if (failed) sqlite3_bind_null(st, 8);
+      else sqlite3_bind_text(st, 8, result.c_str(), -1, SQLITE_TRANSIENT);
+      QCOMPARE(sqlite3_step(st), SQLITE_DONE);
+      sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+
+    MainWindow w;
+    QVERIFY(w.open_sweep(path));
+    SweepView* view = w.sweep_view();
+    view->set_fields("training.global_batch", "step_time_s");
+    QCOMPARE(view->plotted_count(), 3);  // the failed point has no result to plot
+    // The Pareto front of (step time, MFU), both minimised, against a brute-force dominance count.
+    view->set_pareto(true);
+    view->set_fields("step_time_s", "mfu");
+    int expected_front = 0;
+    for (std::size_t i = 0; i < step_mfu.size(); ++i) {
+      bool dominated = false;
+      for (std::size_t j = 0; j < step_mfu.size(); ++j) {
+        dominated = dominated || (j != i && step_mfu[j].first <= step_mfu[i].first &&
+                                  step_mfu[j].second <= step_mfu[i].second && step_mfu[j] != step_mfu[i]);
+      }
+      expected_front += !dominated;
+    }
+    QCOMPARE(view->front_count(), expected_front);
+    // Clicking a point loads its scenario into the editor, as a new unsaved document.
+    view->set_fields("training.global_batch", "step_time_s");
+    w.set_unsaved_question([](const QString&) { return QMessageBox::Discard; });
+    view->activate_point(1);
+    QCOMPARE(w.document().value("training.global_batch").value_or(""), std::string("256"));
+    QVERIFY(w.isWindowModified());
+    // A file that is not a results database is refused with its name, and the plot stays.
+    const QString junk = dir.filePath("junk.sqlite");
+    {
+      std::ofstream out(junk.toStdString());
+      out << "not a database at all, just text\n";
+    }
+    QVERIFY(!w.open_sweep(junk));
+    QVERIFY(w.error_text().contains(junk));
+    QCOMPARE(view->plotted_count(), 3);
   }
 
   void cancel_stops_the_run() {

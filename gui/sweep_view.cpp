@@ -1,0 +1,190 @@
+#include "gui/sweep_view.hpp"
+
+#include <QCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace cs::gui {
+
+SweepView::SweepView(QWidget* parent) : QWidget(parent) {
+  setObjectName("sweep");
+  auto* v = new QVBoxLayout(this);
+  auto* row = new QHBoxLayout;
+  auto* open = new QPushButton("Open results database...");
+  connect(open, &QPushButton::clicked, this, &SweepView::open_requested);
+  source_ = new QLabel("No sweep open (clustersim sweep SWEEP.yaml --db results.sqlite writes one).");
+  x_ = new QComboBox;
+  x_->setObjectName("sweep.x");
+  y_ = new QComboBox;
+  y_->setObjectName("sweep.y");
+  pareto_ = new QCheckBox("Pareto front");
+  pareto_->setToolTip("The points no other point beats in both x and y (both minimised).");
+  row->addWidget(open);
+  row->addWidget(new QLabel("x:"));
+  row->addWidget(x_, 1);
+  row->addWidget(new QLabel("y:"));
+  row->addWidget(y_, 1);
+  row->addWidget(pareto_);
+  v->addLayout(row);
+  v->addWidget(source_);
+  view_ = new QChartView;
+  view_->setRenderHint(QPainter::Antialiasing);
+  v->addWidget(view_, 1);
+  connect(x_, &QComboBox::currentIndexChanged, this, [this] { replot(); });
+  connect(y_, &QComboBox::currentIndexChanged, this, [this] { replot(); });
+  connect(pareto_, &QCheckBox::toggled, this, [this] { replot(); });
+}
+
+std::optional<QString> SweepView::open(const QString& path) {
+  try {
+    results_ = SweepResults::open(path.toStdString());
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+  int failed = 0;
+  for (const SweepPoint& p : results_->points()) failed += p.status != "ok";
+  source_->setText(QStringLiteral("%1: %2 points (%3 failed). Click a point to load its scenario.")
+                       .arg(path)
+                       .arg(results_->points().size())
+                       .arg(failed));
+  const QSignalBlocker bx(x_), by(y_);
+  x_->clear();
+  y_->clear();
+  for (const std::string& f : results_->numeric_fields()) {
+    x_->addItem(QString::fromStdString(f));
+    y_->addItem(QString::fromStdString(f));
+  }
+  for (const std::string& f : results_->axes()) {
+    if (x_->findText(QString::fromStdString(f)) < 0) x_->addItem(QString::fromStdString(f));  // text axes
+  }
+  x_->setCurrentIndex(0);
+  for (const char* preferred : {"time_to_train_s", "step_time_s"}) {
+    if (const int i = y_->findText(preferred); i >= 0) {
+      y_->setCurrentIndex(i);
+      break;
+    }
+  }
+  replot();
+  return std::nullopt;
+}
+
+void SweepView::set_fields(const QString& x, const QString& y) {
+  const QSignalBlocker bx(x_), by(y_);
+  x_->setCurrentIndex(x_->findText(x));
+  y_->setCurrentIndex(y_->findText(y));
+  replot();
+}
+
+void SweepView::set_pareto(bool on) { pareto_->setChecked(on); }
+
+void SweepView::activate_point(int i) {
+  if (i < 0 || i >= plotted_count()) return;
+  const SweepPoint& p = *plotted_[static_cast<std::size_t>(i)];
+  Q_EMIT point_activated(QString::fromStdString(p.label), QString::fromStdString(p.scenario_yaml));
+}
+
+void SweepView::replot() {
+  plotted_.clear();
+  front_count_ = 0;
+  auto* chart = new QChart;
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  if (!results_ || x_->currentIndex() < 0 || y_->currentIndex() < 0) {
+    chart->setTitle("Open a sweep results database to plot it.");
+    QChart* old = view_->chart();
+    view_->setChart(chart);
+    delete old;
+    return;
+  }
+  const std::string xf = x_->currentText().toStdString();
+  const std::string yf = y_->currentText().toStdString();
+  chart->setTitle(QString::fromStdString(yf + " against " + xf));
+  auto* points = new QScatterSeries;
+  points->setName("sweep points");
+  points->setMarkerSize(9);
+  std::vector<std::pair<double, double>> xy;
+  for (const SweepPoint& p : results_->points()) {
+    const auto x = results_->value(p, xf);
+    const auto y = results_->value(p, yf);
+    if (p.status != "ok" || !x || !y || !std::isfinite(*x) || !std::isfinite(*y)) continue;
+    points->append(*x, *y);
+    xy.emplace_back(*x, *y);
+    plotted_.push_back(&p);
+  }
+  chart->addSeries(points);
+  connect(points, &QScatterSeries::clicked, this, [this, xy](const QPointF& at) {
+    // The clicked marker: the plotted point nearest to where the click landed.
+    int best = -1;
+    double best_d = 0;
+    for (std::size_t i = 0; i < xy.size(); ++i) {
+      const double d = std::hypot(xy[i].first - at.x(), xy[i].second - at.y());
+      if (best < 0 || d < best_d) {
+        best = static_cast<int>(i);
+        best_d = d;
+      }
+    }
+    activate_point(best);
+  });
+  QLineSeries* front = nullptr;
+  if (pareto_->isChecked() && !xy.empty()) {
+    front = new QLineSeries;
+    front->setName("Pareto front (both minimised)");
+    const std::vector<std::size_t> idx = pareto_front(xy);
+    for (std::size_t i : idx) front->append(xy[i].first, xy[i].second);
+    front_count_ = static_cast<int>(idx.size());
+    chart->addSeries(front);
+  }
+  const std::vector<std::string> cats = results_->categories(xf);
+  QAbstractAxis* xa = nullptr;
+  if (!cats.empty()) {
+    auto* c = new QCategoryAxis;
+    c->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    for (std::size_t i = 0; i < cats.size(); ++i) c->append(QString::fromStdString(cats[i]), static_cast<double>(i));
+    c->setRange(-0.5, static_cast<double>(cats.size()) - 0.5);
+    xa = c;
+  } else {
+    auto* vx = new QValueAxis;
+    vx->setLabelFormat("%g");
+    xa = vx;
+  }
+  xa->setTitleText(QString::fromStdString(xf));
+  auto* ya = new QValueAxis;
+  ya->setLabelFormat("%g");
+  ya->setTitleText(QString::fromStdString(yf));
+  chart->addAxis(xa, Qt::AlignBottom);
+  chart->addAxis(ya, Qt::AlignLeft);
+  for (QAbstractSeries* s : chart->series()) {
+    s->attachAxis(xa);
+    s->attachAxis(ya);
+  }
+  if (cats.empty() && !xy.empty()) {
+    auto [lo, hi] = std::minmax_element(xy.begin(), xy.end());
+    const double pad = (hi->first - lo->first) * 0.05 + (hi->first == lo->first ? 1 : 0);
+    static_cast<QValueAxis*>(xa)->setRange(lo->first - pad, hi->first + pad);
+  }
+  if (!xy.empty()) {
+    double lo = xy.front().second, hi = lo;
+    for (const auto& p : xy) {
+      lo = std::min(lo, p.second);
+      hi = std::max(hi, p.second);
+    }
+    const double pad = (hi - lo) * 0.08 + (hi == lo ? std::fabs(hi) * 0.1 + 1 : 0);
+    ya->setRange(lo - pad, hi + pad);
+  }
+  QChart* old = view_->chart();
+  view_->setChart(chart);
+  delete old;
+}
+
+}  // namespace cs::gui
