@@ -2,7 +2,7 @@
 // clustersim-gui --screenshot FILE.png [--view TAB] [--pin] [--set KEY=VALUE]... SCENARIO: runs the scenario
 // (with --pin: runs it as written, pins it as the baseline, then applies the --set edits and runs again), renders
 // the window with the chart tab TAB shown, writes FILE.png and exits; with QT_QPA_PLATFORM=offscreen it needs
-// no display.
+// no display. --sweep DB [--plot X,Y] [--pareto] opens a sweep results database in the Sweep tab.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTabWidget>
@@ -11,6 +11,7 @@
 
 #include "gui/charts_panel.hpp"
 #include "gui/main_window.hpp"
+#include "gui/sweep_view.hpp"
 #include "sim/api/clustersim.hpp"
 
 namespace {
@@ -43,10 +44,13 @@ int main(int argc, char** argv) {
   cli.addHelpOption();
   cli.addVersionOption();
   cli.addOption({"screenshot", "Run SCENARIO, save the window as FILE.png and exit.", "FILE.png"});
-  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline).",
+  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep).",
                  "TAB", "breakdown"});
   cli.addOption({"pin", "With --screenshot: run SCENARIO as written first and pin it as the baseline."});
   cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
+  cli.addOption({"sweep", "Open the sweep results database DB in the Sweep tab.", "DB"});
+  cli.addOption({"plot", "With --sweep: plot Y against X (result fields or axis keys).", "X,Y"});
+  cli.addOption({"pareto", "With --sweep: draw the Pareto front of the plot."});
   cli.addPositionalArgument("SCENARIO", "A scenario YAML file to open.", "[SCENARIO]");
   cli.process(app);
   const QStringList args = cli.positionalArguments();
@@ -73,7 +77,16 @@ int main(int argc, char** argv) {
       window.set_value(edit.left(eq), edit.mid(eq + 1));
     }
     if (!run_and_wait(window)) return 2;
-    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline"};
+    if (cli.isSet("sweep")) {
+      if (!window.open_sweep(cli.value("sweep"))) {
+        std::cerr << "clustersim-gui: " << window.error_text().toStdString() << "\n";
+        return 2;
+      }
+      const QStringList xy = cli.value("plot").split(',');
+      if (xy.size() == 2) window.sweep_view()->set_fields(xy[0], xy[1]);
+      window.sweep_view()->set_pareto(cli.isSet("pareto"));
+    }
+    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep"};
     const int tab = static_cast<int>(tabs.indexOf(cli.value("view")));
     if (tab < 0) {
       std::cerr << "clustersim-gui: --view must be one of " << tabs.join(", ").toStdString() << "\n";

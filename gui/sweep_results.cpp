@@ -36,6 +36,18 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
   }
 }
 
+/// An axis value written as text that is a plain number ("256", "3e11"); units ("400Gbps") are not.
+std::optional<double> plain_number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  std::size_t used = 0;
+  try {
+    const double v = std::stod(s, &used);
+    if (used == s.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 SweepResults SweepResults::open(const std::string& path) {
@@ -79,6 +91,7 @@ SweepResults SweepResults::open(const std::string& path) {
         for (const auto& [key, v] : a.items()) {
           if (std::find(out.axes_.begin(), out.axes_.end(), key) == out.axes_.end()) out.axes_.push_back(key);
           if (v.is_number()) p.numbers[key] = v.get<double>();
+          else if (const auto x = v.is_string() ? plain_number(v.get<std::string>()) : std::nullopt) p.numbers[key] = *x;
           else p.texts[key] = v.is_string() ? v.get<std::string>() : v.dump();
         }
       }

@@ -16,7 +16,7 @@ struct SweepPoint {
   std::string label;
   std::string status;                       ///< "ok" or "failed" ("ok" when the table has no status)
   std::string scenario_yaml;                ///< empty when the table has none
-  std::map<std::string, double> numbers;    ///< numeric axes and every number of the result
+  std::map<std::string, double> numbers;    ///< numeric axes (numbers written as text too) and the result's numbers
   std::map<std::string, std::string> texts; ///< text axes ("cluster.profile": "h200-sxm")
 };
 
