@@ -8,6 +8,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QCursor>
+#include <QPen>
+#include <QToolTip>
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -16,6 +19,28 @@
 #include <cmath>
 
 namespace cs::gui {
+namespace {
+
+/// How a field is shown on an axis, from its unit suffix (docs/sweeps.md names fields by unit): a divisor and a
+/// unit that keep the labels short ("days", "$M", "MW", "GB"); fields without a known suffix stay as they are.
+std::pair<double, QString> axis_scale(const std::string& field, double largest) {
+  const auto ends = [&](const char* suffix) {
+    const std::string s(suffix);
+    return field.size() >= s.size() && field.compare(field.size() - s.size(), s.size(), s) == 0;
+  };
+  if (ends("_usd_per_year")) return {1e6, "$M/yr"};
+  if (ends("_usd")) return largest >= 1e6 ? std::pair{1e6, QString("$M")} : std::pair{1e3, QString("$k")};
+  if (ends("_s")) {
+    if (largest >= 2 * 86400.0) return {86400.0, "days"};
+    if (largest >= 2 * 3600.0) return {3600.0, "h"};
+    return {1.0, "s"};
+  }
+  if (ends("_w")) return largest >= 1e6 ? std::pair{1e6, QString("MW")} : std::pair{1e3, QString("kW")};
+  if (ends("_bytes")) return {1e9, "GB"};
+  return {1.0, ""};
+}
+
+}  // namespace
 
 SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   setObjectName("sweep");
@@ -118,9 +143,22 @@ void SweepView::replot() {
     const auto x = results_->value(p, xf);
     const auto y = results_->value(p, yf);
     if (p.status != "ok" || !x || !y || !std::isfinite(*x) || !std::isfinite(*y)) continue;
-    points->append(*x, *y);
     xy.emplace_back(*x, *y);
     plotted_.push_back(&p);
+  }
+  double x_max = 0, y_max = 0;
+  for (const auto& [x, y] : xy) {
+    x_max = std::max(x_max, std::fabs(x));
+    y_max = std::max(y_max, std::fabs(y));
+  }
+  chart->setTitle(chart->title() + QStringLiteral(" (%1 of %2 points have both)").arg(xy.size()).arg(results_->points().size()));
+  const bool x_text = !results_->categories(xf).empty();
+  const auto [x_div, x_unit] = x_text ? std::pair{1.0, QString()} : axis_scale(xf, x_max);
+  const auto [y_div, y_unit] = axis_scale(yf, y_max);
+  for (auto& [x, y] : xy) {
+    x /= x_div;
+    y /= y_div;
+    points->append(x, y);
   }
   chart->addSeries(points);
   connect(points, &QScatterSeries::clicked, this, [this, xy](const QPointF& at) {
@@ -136,10 +174,25 @@ void SweepView::replot() {
     }
     activate_point(best);
   });
+  // Hovering a point names it (the sweep's label: its axis values).
+  connect(points, &QScatterSeries::hovered, this, [this, xy](const QPointF& at, bool on) {
+    if (!on) return QToolTip::hideText();
+    for (std::size_t i = 0; i < xy.size(); ++i) {
+      if (std::fabs(xy[i].first - at.x()) <= 1e-9 * std::fabs(at.x()) + 1e-12 &&
+          std::fabs(xy[i].second - at.y()) <= 1e-9 * std::fabs(at.y()) + 1e-12) {
+        QToolTip::showText(QCursor::pos(), QString::fromStdString(plotted_[i]->label));
+        return;
+      }
+    }
+  });
   QLineSeries* front = nullptr;
   if (pareto_->isChecked() && !xy.empty()) {
     front = new QLineSeries;
     front->setName("Pareto front (both minimised)");
+    front->setPointsVisible(true);
+    QPen pen(QColor("#c0392b"));
+    pen.setWidth(2);
+    front->setPen(pen);
     const std::vector<std::size_t> idx = pareto_front(xy);
     for (std::size_t i : idx) front->append(xy[i].first, xy[i].second);
     front_count_ = static_cast<int>(idx.size());
@@ -158,10 +211,10 @@ void SweepView::replot() {
     vx->setLabelFormat("%g");
     xa = vx;
   }
-  xa->setTitleText(QString::fromStdString(xf));
+  xa->setTitleText(QString::fromStdString(xf) + (x_unit.isEmpty() ? QString() : " (" + x_unit + ")"));
   auto* ya = new QValueAxis;
   ya->setLabelFormat("%g");
-  ya->setTitleText(QString::fromStdString(yf));
+  ya->setTitleText(QString::fromStdString(yf) + (y_unit.isEmpty() ? QString() : " (" + y_unit + ")"));
   chart->addAxis(xa, Qt::AlignBottom);
   chart->addAxis(ya, Qt::AlignLeft);
   for (QAbstractSeries* s : chart->series()) {
@@ -172,6 +225,7 @@ void SweepView::replot() {
     auto [lo, hi] = std::minmax_element(xy.begin(), xy.end());
     const double pad = (hi->first - lo->first) * 0.05 + (hi->first == lo->first ? 1 : 0);
     static_cast<QValueAxis*>(xa)->setRange(lo->first - pad, hi->first + pad);
+    static_cast<QValueAxis*>(xa)->applyNiceNumbers();
   }
   if (!xy.empty()) {
     double lo = xy.front().second, hi = lo;
@@ -181,6 +235,7 @@ void SweepView::replot() {
     }
     const double pad = (hi - lo) * 0.08 + (hi == lo ? std::fabs(hi) * 0.1 + 1 : 0);
     ya->setRange(lo - pad, hi + pad);
+    ya->applyNiceNumbers();
   }
   QChart* old = view_->chart();
   view_->setChart(chart);
