@@ -7,7 +7,9 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QLabel>
+#include <QFileInfo>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QProcess>
 #include <QSettings>
 #include <QStandardPaths>
@@ -358,6 +360,35 @@ class MainWindowTest : public QObject {
     QVERIFY(!w.open_sweep(junk));
     QVERIFY(w.error_text().contains(junk));
     QCOMPARE(view->plotted_count(), 3);
+  }
+
+  void drop_recent_files_and_bad_yaml() {
+    QTemporaryDir dir;
+    {
+      MainWindow w;
+      // Dropping a scenario file on the window opens it.
+      QMimeData mime;
+      mime.setUrls({QUrl::fromLocalFile(kFlagship)});
+      QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(&w, &enter);
+      QVERIFY(enter.isAccepted());
+      QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(&w, &drop);
+      QCOMPARE(w.document().path(), kFlagship.toStdString());
+      QCOMPARE(QSettings().value("recent_files").toStringList().front(), QFileInfo(kFlagship).absoluteFilePath());
+      // Malformed YAML is refused with its line and column; the open document stays.
+      const QString bad = dir.filePath("bad.yaml");
+      {
+        std::ofstream out(bad.toStdString());
+        out << "format_version: 1\ncluster: [gpus: 8\n";
+      }
+      QVERIFY(!w.open_file(bad));
+      QVERIFY2(w.error_text().startsWith(bad + ":3:"), qPrintable(w.error_text()));
+      QCOMPARE(w.document().path(), kFlagship.toStdString());
+      w.close();  // saves the layout
+    }
+    QVERIFY(!QSettings().value("window/geometry").toByteArray().isEmpty());
+    QVERIFY(!QSettings().value("window/main_split").toByteArray().isEmpty());
   }
 
   void cancel_stops_the_run() {
