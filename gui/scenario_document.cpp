@@ -44,8 +44,15 @@ std::optional<YAML::Node> find_node(const YAML::Node& node, const std::vector<st
 
 void set_path(YAML::Node node, const std::vector<std::string>& parts, std::size_t i, const std::string& text) {
   if (i + 1 == parts.size()) {
-    if (text.front() == '[' || text.front() == '{') node[parts[i]] = YAML::Load(text);
-    else node[parts[i]] = text;
+    if (text.front() == '[' || text.front() == '{') {
+      try {
+        node[parts[i]] = YAML::Load(text);
+        return;
+      } catch (const YAML::Exception&) {
+        // Half-typed flow ("[a, b"): kept as written; the field is marked and loading reports it located.
+      }
+    }
+    node[parts[i]] = text;
     return;
   }
   if (!node[parts[i]].IsMap()) node[parts[i]] = YAML::Node(YAML::NodeType::Map);

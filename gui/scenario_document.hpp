@@ -37,7 +37,7 @@ class ScenarioDocument {
   [[nodiscard]] std::optional<std::string> value(const std::string& dotted_key) const;
   /// Sets the value at `dotted_key`, creating the sections on the way; an empty `text` removes the key (the
   /// default applies) and then any section it leaves empty. A text starting with '[' or '{' is parsed as YAML
-  /// flow. Marks the document modified when the value changes.
+  /// flow (kept as a plain string when it does not parse). Marks the document modified when the value changes.
   void set_value(const std::string& dotted_key, const std::string& text);
 
  private:

@@ -27,6 +27,7 @@
 #include "gui/main_window.hpp"
 #include "gui/param_form.hpp"
 #include "gui/runs_table.hpp"
+#include "gui/scenario_document.hpp"
 #include "gui/summary_panel.hpp"
 #include "gui/sweep_view.hpp"
 #include "sim/api/clustersim.hpp"
@@ -389,6 +390,24 @@ class MainWindowTest : public QObject {
     }
     QVERIFY(!QSettings().value("window/geometry").toByteArray().isEmpty());
     QVERIFY(!QSettings().value("window/main_split").toByteArray().isEmpty());
+  }
+
+  void scenario_document_edits() {
+    ScenarioDocument doc;
+    doc.load_text("format_version: 1\nname: x\ncluster:\n  gpus: 8\n", "doc.yaml");
+    QVERIFY(!doc.modified());
+    doc.set_value("cluster.gpus", "8");  // the same value: no change
+    QVERIFY(!doc.modified());
+    doc.set_value("facility.cooling.pue", "1.2");  // creates facility and facility.cooling
+    QVERIFY(doc.modified());
+    QCOMPARE(doc.value("facility.cooling.pue").value_or(""), std::string("1.2"));
+    doc.set_value("facility.cooling.pue", "");  // back to the default: the empty sections go too
+    QVERIFY(!doc.value("facility").has_value());
+    doc.set_value("network.overrides", "[a, b]");  // flow text is YAML
+    QCOMPARE(doc.value("network.overrides").value_or(""), std::string("[a, b]"));
+    doc.set_value("network.overrides", "[a, b");  // half-typed flow: kept as written, not thrown
+    QCOMPARE(doc.value("network.overrides").value_or(""), std::string("[a, b"));
+    QCOMPARE(doc.text(), std::string("format_version: 1\nname: x\ncluster:\n  gpus: 8\nnetwork:\n  overrides: \"[a, b\"\n"));
   }
 
   void cancel_stops_the_run() {
