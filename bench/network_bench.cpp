@@ -30,6 +30,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 void run_case(const char* name, const cs::Topology& topo, cs::CollectiveRequest req) {
   cs::EventEngine engine;
   cs::FlowCollectives model(engine, topo, cs::CollectiveCalibration::datasheet_defaults());
+  const cs::LinkStatistics links(*model.flow_network());
   const auto t0 = std::chrono::steady_clock::now();
   cs::Time end;
   model.start(req, [&] { end = engine.now(); });
@@ -46,7 +47,11 @@ void run_case(const char* name, const cs::Topology& topo, cs::CollectiveRequest 
               2.0 * static_cast<double>(model.network().flows_started()) / wall, busbw / 1e9, cs::to_string(end).c_str(),
               peak_rss_mib());
   if (std::getenv("BENCH_LINKS") != nullptr) {
-    std::printf("%s\n", cs::link_statistics_json(model.network(), end, 5).dump(1).c_str());
+    for (const cs::LinkSummary& l : links.report(end, end, 5).top_links) {
+      std::printf("  %-32s %-10s %s in %s busy (%.1f%%), peak %d flows\n", l.link.c_str(),
+                  std::string(cs::to_string(l.tier)).c_str(), cs::to_string(l.bytes).c_str(),
+                  cs::to_string(l.busy).c_str(), 100 * l.utilization, l.peak_concurrent_flows);
+    }
   }
 }
 

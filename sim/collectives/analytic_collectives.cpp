@@ -31,7 +31,7 @@ Time AnalyticCollectives::duration(const CollectiveRequest& req) const {
 }
 
 void AnalyticCollectives::start(const CollectiveRequest& req, std::function<void()> done) {
-  ++used_[std::string(to_string(algorithm_for(req)))];
+  notify_start(req, algorithm_for(req));
   engine_.schedule_in(duration(req), std::move(done));
 }
 

@@ -35,7 +35,7 @@ class AnalyticCollectives final : public CollectiveModel {
   [[nodiscard]] Time duration(const CollectiveRequest& req) const;
   /// The algorithm `req` runs with (override, default, or the tuner's choice) for its first group.
   [[nodiscard]] CollectiveAlgorithm algorithm_for(const CollectiveRequest& req) const;
-  [[nodiscard]] const std::map<std::string, long>& algorithms_used() const noexcept { return used_; }
+  [[nodiscard]] std::string calibration_source() const override { return calib_.source(); }
   [[nodiscard]] const CollectiveCalibration& calibration() const noexcept { return calib_; }
 
  private:
@@ -45,7 +45,6 @@ class AnalyticCollectives final : public CollectiveModel {
   CollectiveCalibration calib_;
   CollectiveCost cost_;
   CollectiveAlgorithm default_;
-  std::map<std::string, long> used_;
 };
 
 }  // namespace cs

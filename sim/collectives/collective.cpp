@@ -1,5 +1,7 @@
 #include "sim/collectives/collective.hpp"
 
+#include <algorithm>
+
 namespace cs {
 
 std::string_view to_string(CollectiveKind k) noexcept {
@@ -49,6 +51,8 @@ std::optional<CollectiveKind> parse_collective_kind(std::string_view s) noexcept
   }
   return std::nullopt;
 }
+
+void CollectiveModel::remove_observer(const CollectiveObserver& observer) { std::erase(observers_, &observer); }
 
 double bus_bandwidth_factor(CollectiveKind k, int n) noexcept {
   const double dn = static_cast<double>(n);

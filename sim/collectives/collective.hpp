@@ -52,6 +52,16 @@ struct CollectiveRequest {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;
 };
 
+/// Subscribers to a CollectiveModel (algorithm tallies, traces): told of each collective as it starts.
+class CollectiveObserver {
+ public:
+  virtual ~CollectiveObserver() = default;
+  /// `algorithm` is what the request's first group of two or more ranks runs with.
+  virtual void on_collective_start(const CollectiveRequest& request, CollectiveAlgorithm algorithm) = 0;
+};
+
+class FlowNetwork;
+
 class CollectiveModel {
  public:
   virtual ~CollectiveModel() = default;
@@ -59,6 +69,23 @@ class CollectiveModel {
   virtual void start(const CollectiveRequest& req, std::function<void()> done) = 0;
   /// A one-line description for results, e.g. "analytic (no contention), ring/tree by size".
   [[nodiscard]] virtual std::string describe() const = 0;
+  /// Where the model's calibration comes from ("datasheet defaults (...)", "calibration file <path>", ...).
+  [[nodiscard]] virtual std::string calibration_source() const { return "none"; }
+  /// The flow network the model runs its flows on, for observers of its links; nullptr for a model without
+  /// links (the analytic one).
+  [[nodiscard]] virtual FlowNetwork* flow_network() noexcept { return nullptr; }
+
+  /// Subscribes `observer` (not owned; it must outlive the model or be removed first).
+  void add_observer(CollectiveObserver& observer) { observers_.push_back(&observer); }
+  void remove_observer(const CollectiveObserver& observer);
+
+ protected:
+  void notify_start(const CollectiveRequest& request, CollectiveAlgorithm algorithm) const {
+    for (CollectiveObserver* o : observers_) o->on_collective_start(request, algorithm);
+  }
+
+ private:
+  std::vector<CollectiveObserver*> observers_;
 };
 
 /// Bus bandwidth convention of nccl-tests: the factor that turns algorithm bandwidth (bytes / time) into the

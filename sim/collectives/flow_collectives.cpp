@@ -359,7 +359,7 @@ void FlowCollectives::start(const CollectiveRequest& req, std::function<void()> 
     const GroupShape g = shape_of(topo_, group);
     const CollectiveAlgorithm a = pick(req, g);
     if (!counted) {
-      ++used_[std::string(to_string(a))];
+      notify_start(req, a);
       counted = true;
     }
     Planner plan(topo_, run, cost_.efficiency(a, req.bytes, g), sharp_roots_, sharp_load_);

@@ -38,8 +38,10 @@ class FlowCollectives final : public CollectiveModel {
   void start(const CollectiveRequest& req, std::function<void()> done) override;
   [[nodiscard]] std::string describe() const override;
 
+  [[nodiscard]] std::string calibration_source() const override { return calib_.source(); }
+  [[nodiscard]] FlowNetwork* flow_network() noexcept override { return &net_; }
+
   [[nodiscard]] const FlowNetwork& network() const noexcept { return net_; }
-  [[nodiscard]] const std::map<std::string, long>& algorithms_used() const noexcept { return used_; }
   [[nodiscard]] const CollectiveCalibration& calibration() const noexcept { return calib_; }
   /// The algorithm `req`'s first group runs with.
   [[nodiscard]] CollectiveAlgorithm algorithm_for(const CollectiveRequest& req) const;
@@ -73,7 +75,6 @@ class FlowCollectives final : public CollectiveModel {
   FlowNetwork net_;
   std::vector<std::unique_ptr<Run>> runs_;
   std::vector<std::uint32_t> free_runs_;
-  std::map<std::string, long> used_;
   std::vector<VertexId> sharp_roots_;
   std::map<ChannelId, int> sharp_load_;
 };

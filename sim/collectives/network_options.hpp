@@ -1,10 +1,9 @@
-// The scenario's `network:` section, the factory that turns it into a CollectiveModel, and the `network`
-// section of the JSON result. Every key is documented in docs/network.md.
+// The scenario's `network:` section and the factory that turns it into a CollectiveModel. Every key is
+// documented in docs/network.md.
 #pragma once
 
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "sim/collectives/collective.hpp"
@@ -34,12 +33,5 @@ struct NetworkOptions {
 /// `topology` and `engine` must outlive the model.
 [[nodiscard]] std::unique_ptr<CollectiveModel> make_collective_model(EventEngine& engine, const Topology& topology,
                                                                      const NetworkOptions& options);
-
-/// The `network` section of the result: backend, calibration source, algorithms used, and for the flow model
-/// per-link statistics by tier and the busiest links; `elapsed` is the simulated span (for utilisation).
-[[nodiscard]] nlohmann::json network_json(const CollectiveModel& model, const NetworkOptions& options, Time elapsed);
-
-/// The builder's part counts as JSON (nodes, GPUs, NICs, switches per tier, cables and transceivers per tier).
-[[nodiscard]] nlohmann::json fabric_inventory_json(const FabricInventory& inventory);
 
 }  // namespace cs

@@ -48,6 +48,10 @@ DeviceProfile load_device_profile(const std::string& path) {
     from->require(donor.gpu.sm_count == p.gpu.sm_count && donor.gpu.peak == p.gpu.peak,
                   "profile \"" + donor.provenance.profile + "\" is a different compute die (SM count or peaks differ)");
     p.fits.gemm = donor.fits.gemm;
+    p.fits.gemm_layouts = donor.fits.gemm_layouts;
+    // The donor's fits are at its highest clock; its power-cap model (same die, same 700 W limit) prices them
+    // at sustained clocks, as on the donor.
+    p.fits.power_cap = donor.fits.power_cap;
     p.fits.attention_fwd = donor.fits.attention_fwd;
     p.fits.attention_bwd = donor.fits.attention_bwd;
     p.provenance.kind = "datasheet+measured";
@@ -76,9 +80,9 @@ DeviceProfile find_device_profile(const std::string& name_or_path) {
   throw InputError({}, "", "unknown device profile \"" + name_or_path + "\" (shipped: " + known + ")");
 }
 
-std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile) {
+std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile, std::optional<Watts> power_cap) {
   if (!profile.fits.gemm.empty() || !profile.fits.attention_fwd.empty() || profile.fits.memory) {
-    return std::make_unique<FittedCostModel>(profile);
+    return std::make_unique<FittedCostModel>(profile, power_cap);
   }
   return std::make_unique<RooflineCostModel>(profile);
 }

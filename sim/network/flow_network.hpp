@@ -1,14 +1,17 @@
 // The flow-level network: every transfer is a flow on a route of directed channels, and concurrent flows share
-// each channel by max-min fairness (progressive filling, as SimGrid's lmm solver), recomputed whenever a flow
+// each channel by max-min fairness (max_min_system.hpp, as SimGrid's lmm solver), re-solved whenever a flow
 // starts or ends -- but only over the connected component of channels and flows that the change touches.
 //
 // A flow first waits out its path latency (it holds no bandwidth meanwhile), then moves its bytes at its fair
 // rate, which changes as other flows come and go; so its duration is latency + bytes at its fair rate over time.
+// A flow may carry a bandwidth factor f in (0, 1] (calibration data: the fraction of the link bandwidth a
+// protocol achieves): its rate is then bounded by f x the smallest capacity on its route, while the bytes it
+// moves -- and what the links report -- stay its real payload.
 //
-// Complexity per re-solve of a component with F flows, C channels and H hops per flow:
-// O((F*H + C) log C) (a heap of channel fair shares). Starts and ends at the same instant are batched into one
-// re-solve, and all activations (ends of latency phases) at one instant share one engine event. Flow records
-// live in a slab with a free list, so steady-state operation does not allocate.
+// Starts and ends at the same instant are batched into one re-solve, and all activations (ends of latency
+// phases) at one instant share one engine event. Flow records live in a slab with a free list, so steady-state
+// operation does not allocate. Observers (FlowObserver) see every flow start moving and end: link statistics
+// and tracing subscribe there.
 #pragma once
 
 #include <cstdint>
@@ -18,24 +21,28 @@
 
 #include "sim/core/event_engine.hpp"
 #include "sim/core/units.hpp"
+#include "sim/network/completion_queue.hpp"
+#include "sim/network/max_min_system.hpp"
 #include "sim/topology/topology.hpp"
 
 namespace cs {
 
-/// What one channel (one direction of one link) carried.
-struct ChannelStats {
-  double bytes = 0;      ///< bytes of completed flows that crossed it
-  Time busy;             ///< time with at least one active flow
-  int peak_flows = 0;    ///< most flows sharing it at once
-  int flows = 0;         ///< flows that crossed it
+/// One flow as observers see it.
+struct FlowEvent {
+  Time started;                       ///< when start() was called
+  Time at;                            ///< when this event happens (end of latency, or last byte)
+  Bytes bytes;                        ///< payload
+  std::span<const ChannelId> route;   ///< valid during the callback only
 };
 
-/// What an observer sees when a flow ends (tracing, custom statistics).
-struct FlowRecord {
-  Time started;                       ///< when start() was called
-  Time ended;
-  double bytes = 0;
-  std::span<const ChannelId> route;   ///< valid during the callback only
+/// Subscribers to a FlowNetwork's flows (link statistics, traces). Both run on the engine, at `event.at`.
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  /// The flow's latency has passed and it starts moving bytes over its route.
+  virtual void on_flow_start(const FlowEvent& /*event*/) {}
+  /// The flow's last byte arrived (runs before the flow's own completion callback).
+  virtual void on_flow_end(const FlowEvent& /*event*/) {}
 };
 
 class FlowNetwork {
@@ -45,62 +52,44 @@ class FlowNetwork {
   FlowNetwork& operator=(const FlowNetwork&) = delete;
 
   /// Starts a flow of `bytes` over `route` (channels of the topology) at engine.now(); `latency` is waited
-  /// before the bytes move. `done` runs on the engine when the last byte arrives. A route with no channel
-  /// (a GPU to itself) or zero bytes completes after `latency`.
-  void start(std::span<const ChannelId> route, Bytes bytes, Time latency, std::function<void()> done);
+  /// before the bytes move; `bandwidth_factor` in (0, 1] bounds its rate at that fraction of the route's
+  /// smallest capacity. `done` runs on the engine when the last byte arrives. A route with no channel (a GPU
+  /// to itself) or zero bytes completes after `latency`.
+  void start(std::span<const ChannelId> route, Bytes bytes, Time latency, std::function<void()> done,
+             double bandwidth_factor = 1.0);
 
-  /// Subscribes `observer` to every flow's end (one observer; pass nullptr to remove). Runs before the flow's
-  /// own completion callback.
-  void on_flow_end(std::function<void(const FlowRecord&)> observer) { observer_ = std::move(observer); }
+  /// Subscribes `observer` (not owned; it must outlive the network or be removed first).
+  void add_observer(FlowObserver& observer) { observers_.push_back(&observer); }
+  void remove_observer(const FlowObserver& observer);
 
   [[nodiscard]] const Topology& topology() const noexcept { return topo_; }
-  [[nodiscard]] const ChannelStats& stats(ChannelId c) const { return channels_[c].stats; }
-  /// Busy time including a flow still in progress at engine.now().
-  [[nodiscard]] Time busy_time(ChannelId c) const;
-  /// The current fair rate of each active flow on channel `c`, in bytes/s (for tests and tracing).
-  [[nodiscard]] std::vector<double> rates_on(ChannelId c) const;
+  /// The current fair rate of each active flow on channel `c` (for tests and tracing).
+  [[nodiscard]] std::vector<Bandwidth> rates_on(ChannelId c) const;
   [[nodiscard]] std::size_t active_flows() const noexcept { return active_; }
   [[nodiscard]] std::uint64_t flows_started() const noexcept { return started_; }
   [[nodiscard]] std::uint64_t solves() const noexcept { return solves_; }
   /// Most flows re-solved at once (the union of the components touched at one instant).
-  [[nodiscard]] std::size_t largest_component() const noexcept { return largest_component_; }
+  [[nodiscard]] std::size_t largest_component() const noexcept { return system_.largest_component(); }
 
  private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   struct Flow {
     std::vector<ChannelId> route;
-    std::vector<std::uint32_t> pos;  // index of this flow in each route channel's list
     std::function<void()> done;
-    double bytes = 0;
+    Bytes bytes;
     Time started;
-    double remaining = 0;
-    double rate = 0;
-    Time last;
+    double bound = MaxMinSystem::kUnbounded;  // bytes/s
+    double remaining = 0;                     // bytes
+    double rate = 0;                          // bytes/s, as last solved
+    Time last;                                // when `remaining` was last brought up to date
+    std::uint32_t variable = kNone;           // in system_, while moving bytes
     std::uint32_t version = 0;
-    std::uint32_t mark = 0;
-    std::uint32_t fixed = 0;
-    bool active = false;
-  };
-  struct Channel {
-    double capacity = 0;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> flows;  // (flow, hop)
-    ChannelStats stats;
-    Time busy_since;
-    double left = 0;          // solver: capacity not yet given out
-    std::uint32_t unfixed = 0;
-    std::uint32_t version = 0;
-    std::uint32_t mark = 0;
   };
   struct Due {
     Time at;
     std::uint32_t flow;
     std::uint32_t version;
     bool operator>(const Due& o) const noexcept { return at != o.at ? at > o.at : flow > o.flow; }
-  };
-  struct Share {
-    double share;
-    std::uint32_t channel;
-    std::uint32_t version;
-    bool operator>(const Share& o) const noexcept { return share != o.share ? share > o.share : channel > o.channel; }
   };
 
   void activate(std::uint32_t f);
@@ -110,29 +99,23 @@ class FlowNetwork {
   void solve();
   void request_solve();
   void arm();
-  void mark_dirty(ChannelId c) { dirty_.push_back(c); }
 
   EventEngine& engine_;
   const Topology& topo_;
-  std::function<void(const FlowRecord&)> observer_;
-  std::vector<Channel> channels_;
+  MaxMinSystem system_;  // constraint c is channel c
+  std::vector<FlowObserver*> observers_;
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_;
-  std::vector<Due> due_;      // min-heap (std::greater) of completion times; stale entries skipped
-  std::vector<Due> waiting_;  // min-heap of flows in their latency phase, by activation time
+  std::vector<std::uint32_t> flow_of_variable_;
+  CompletionQueue due_;       // completion time of every flow moving bytes
+  std::vector<Due> waiting_;  // min-heap (std::greater) of flows in their latency phase, by activation time
   Time activation_wakeup_ = Time::max();
-  std::vector<ChannelId> dirty_;
   bool solve_pending_ = false;
   Time wakeup_ = Time::max();
-  std::uint32_t epoch_ = 0;
   std::size_t active_ = 0;
   std::uint64_t started_ = 0;
   std::uint64_t solves_ = 0;
-  std::size_t largest_component_ = 0;
-  // Scratch space reused by every solve.
-  std::vector<ChannelId> stack_, comp_channels_;
-  std::vector<std::uint32_t> comp_flows_, finished_;
-  std::vector<Share> shares_;
+  std::vector<std::uint32_t> finished_;
 };
 
 }  // namespace cs

@@ -1,15 +1,81 @@
-// Per-link statistics of a FlowNetwork, summarised for the `network` section of the JSON result: totals per
-// link tier (NVLink, PCIe, node-leaf, leaf-spine, ...) and the busiest links.
+// Per-link statistics of a FlowNetwork, gathered as an observer of its flows, and their summary for the
+// `network.links` section of a result: totals per link tier (NVLink, PCIe, node-leaf, leaf-spine, ...) and the
+// busiest links. The statistics count real payload: a calibrated flow that is slowed by a bandwidth factor
+// still reports the bytes it carried.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "sim/network/flow_network.hpp"
 
 namespace cs {
 
-/// {"by_tier": [{tier, channels_used, bytes, busy_s_max, busy_s_mean, peak_flows}], "top_links": [...]}.
-/// `elapsed` (the simulated span) turns busy time into utilisation; `top_n` limits the busiest-link list.
-[[nodiscard]] nlohmann::json link_statistics_json(const FlowNetwork& net, Time elapsed, int top_n = 10);
+/// What one channel (one direction of one link) carried.
+struct ChannelStats {
+  Bytes bytes;           ///< payload of completed flows that crossed it
+  Time busy;             ///< time with at least one flow moving bytes (closed intervals only)
+  int peak_flows = 0;    ///< most flows sharing it at once
+  int flows = 0;         ///< flows that crossed it
+  int active = 0;        ///< flows on it now
+  Time busy_since;       ///< start of the current busy interval, while `active` > 0
+};
+
+struct TierSummary {
+  LinkTier tier = LinkTier::nvlink;
+  int channels_used = 0;
+  long flows = 0;
+  Bytes bytes;
+  Time busy_max;
+  Time busy_total;           ///< summed over the tier's used channels (mean = busy_total / channels_used)
+  int peak_concurrent_flows = 0;
+  bool operator==(const TierSummary&) const = default;
+};
+
+struct LinkSummary {
+  std::string link;          ///< "leaf3->spine1"
+  LinkTier tier = LinkTier::nvlink;
+  Bandwidth capacity;
+  Bytes bytes;
+  Time busy;
+  double utilization = 0;    ///< busy / elapsed
+  int peak_concurrent_flows = 0;
+  bool operator==(const LinkSummary&) const = default;
+};
+
+/// The `links` part of a network report.
+struct LinkReport {
+  std::vector<TierSummary> by_tier;     ///< tiers that carried a flow, in LinkTier order
+  std::vector<LinkSummary> top_links;   ///< by payload, descending (ties: lower channel id first)
+  std::size_t channels_used = 0;
+  std::uint64_t flows_started = 0;
+  std::uint64_t solves = 0;
+  std::size_t largest_component_flows = 0;
+  bool operator==(const LinkReport&) const = default;
+};
+
+class LinkStatistics final : public FlowObserver {
+ public:
+  /// Subscribes to `net` for the statistics' lifetime.
+  explicit LinkStatistics(FlowNetwork& net);
+  ~LinkStatistics() override;
+  LinkStatistics(const LinkStatistics&) = delete;
+  LinkStatistics& operator=(const LinkStatistics&) = delete;
+
+  void on_flow_start(const FlowEvent& event) override;
+  void on_flow_end(const FlowEvent& event) override;
+
+  [[nodiscard]] const ChannelStats& channel(ChannelId c) const { return channels_[c]; }
+  /// Busy time of `c` up to `now`, counting a busy interval still open.
+  [[nodiscard]] Time busy_time(ChannelId c, Time now) const;
+  /// Summary at `now`; `elapsed` (the simulated span) turns busy time into utilisation; `top_n` limits the
+  /// busiest-link list.
+  [[nodiscard]] LinkReport report(Time now, Time elapsed, int top_n = 10) const;
+
+ private:
+  FlowNetwork& net_;
+  std::vector<ChannelStats> channels_;
+};
 
 }  // namespace cs

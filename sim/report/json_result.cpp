@@ -1,6 +1,7 @@
 #include "sim/report/json_result.hpp"
 
 #include "sim/facility/tco_report.hpp"
+#include "sim/report/network_json.hpp"
 
 namespace cs {
 
@@ -51,7 +52,7 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["compute_model"] = {{"profile", r.compute_provenance.profile},
                         {"source", r.compute_provenance.kind},
                         {"reference", r.compute_provenance.description}};
-  j["network"] = r.network;
+  j["network"] = network_json(r.network);
   j["network"]["model"] = r.network_model;
   // Filled when the scenario gives a token budget (a training run to cost); null otherwise.
   j["power"] = r.tco ? power_json(r.tco->power) : J(nullptr);

@@ -1,11 +1,11 @@
 // What one simulated run of a scenario produces; the CLI, the GUI and sweeps all read this.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/collectives/network_report.hpp"
 #include "sim/facility/tco_model.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/replay/step_replay.hpp"
@@ -28,7 +28,7 @@ struct RunResult {
   std::optional<Time> time_to_train;
   Provenance compute_provenance;
   std::string network_model;       ///< which communication model ran
-  nlohmann::json network;          ///< the model's report: backend, calibration, per-link statistics
+  NetworkReport network;           ///< the model's report: backend, calibration, per-link statistics
   std::vector<std::string> warnings;
   /// Power, reliability and cost; present when the scenario gives a token budget.
   std::optional<TcoReport> tco;

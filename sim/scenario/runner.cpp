@@ -23,10 +23,11 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
 
   const UnitCosts costs(sc.model, sc.plan, sc.training, *compute,
                         [&](const CollectiveRequest& req) { return estimator.duration(req); }, sc.profile.gpu.sm_count);
+  const NetworkStatistics network_stats(fabric, sc.network);
   StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
   for (auto* o : observers) replay.add_observer(*o);
   r.step = replay.run();
-  r.network = network_json(fabric, sc.network, r.step.step_time);
+  r.network = network_stats.report(engine.now(), r.step.step_time);
 
   const double step_s = r.step.step_time.seconds();
   r.tokens_per_step = static_cast<double>(sc.training.global_batch) * sc.training.seq_len;

@@ -1,5 +1,6 @@
 #include "sim/workload/parallel_plan.hpp"
 
+#include <algorithm>
 
 namespace cs {
 
@@ -21,9 +22,48 @@ std::string to_string(Recompute r) {
   return "?";
 }
 
+std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPlan& p) {
+  const int v = p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1;
+  const int n = p.pp * v;
+  std::vector<int> counts(static_cast<std::size_t>(n), 0);
+  auto spread = [](int total, int parts, int k) { return (k + 1) * total / parts - k * total / parts; };
+  if (p.first_stage_layers >= 0 || p.last_stage_layers >= 0) {
+    // Per pipeline rank first, then over that rank's chunks.
+    const int ends = (p.first_stage_layers >= 0 ? 1 : 0) + (p.last_stage_layers >= 0 ? 1 : 0);
+    const int fixed = std::max(0, p.first_stage_layers) + std::max(0, p.last_stage_layers);
+    const int middle_ranks = p.pp - ends;
+    const int rest = m.layers - fixed;
+    if (p.pp < ends || rest < 0 || (middle_ranks == 0 && rest != 0)) return {};
+    std::vector<int> per_rank(static_cast<std::size_t>(p.pp));
+    int k = 0;
+    for (int s = 0; s < p.pp; ++s) {
+      if (s == 0 && p.first_stage_layers >= 0) per_rank[0] = p.first_stage_layers;
+      else if (s == p.pp - 1 && p.last_stage_layers >= 0) per_rank[static_cast<std::size_t>(s)] = p.last_stage_layers;
+      else per_rank[static_cast<std::size_t>(s)] = spread(rest, middle_ranks, k++);
+    }
+    for (int s = 0; s < p.pp; ++s) {
+      for (int c = 0; c < v; ++c) counts[static_cast<std::size_t>(c * p.pp + s)] = spread(per_rank[static_cast<std::size_t>(s)], v, c);
+    }
+    return counts;
+  }
+  const int extra = (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+  const int units = m.layers + extra;
+  if (units < n) return {};
+  for (int vs = 0; vs < n; ++vs) counts[static_cast<std::size_t>(vs)] = spread(units, n, vs);
+  if (p.embedding_in_split) --counts.front();
+  if (p.loss_in_split) --counts.back();
+  for (const int c : counts) {
+    if (c < 0) return {};
+  }
+  return counts;
+}
+
 std::pair<int, int> virtual_stage_layers(const ModelSpec& m, const ParallelPlan& p, int vs) {
-  const int n = p.pp * (p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1);
-  return {vs * m.layers / n, (vs + 1) * m.layers / n};
+  const std::vector<int> counts = virtual_stage_layer_counts(m, p);
+  int first = 0;
+  for (int i = 0; i < vs && i < static_cast<int>(counts.size()); ++i) first += counts[static_cast<std::size_t>(i)];
+  const int here = vs < static_cast<int>(counts.size()) ? counts[static_cast<std::size_t>(vs)] : 0;
+  return {first, first + here};
 }
 
 void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, int gpus,
@@ -42,9 +82,11 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (m.heads % p.tp != 0) fail("parallelism.tp", "heads (" + std::to_string(m.heads) + ") must be divisible by tp");
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) fail("parallelism.tp", "kv_heads must divide or be divisible by tp");
   if (m.ffn_hidden % p.tp != 0) fail("parallelism.tp", "ffn_hidden must be divisible by tp");
-  if (m.layers < p.pp * p.virtual_stages) {
-    fail("parallelism.pp", "layers (" + std::to_string(m.layers) + ") must be at least pp*virtual_stages (" +
-                               std::to_string(p.pp * p.virtual_stages) + ")");
+  if (virtual_stage_layer_counts(m, p).empty()) {
+    const int extra = (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+    fail("parallelism.pp", "layers (" + std::to_string(m.layers) + (extra ? " plus " + std::to_string(extra) + " counted for embedding/loss" : "") +
+                               ") cannot be split over pp*virtual_stages (" + std::to_string(p.pp * p.virtual_stages) +
+                               ") virtual stages" + (p.first_stage_layers >= 0 || p.last_stage_layers >= 0 ? " with the given first/last-stage layers" : ""));
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::interleaved) {
     fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b");
@@ -52,7 +94,14 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (t.seq_len % p.cp != 0 || (p.cp > 1 && (t.seq_len / p.cp) % 2 != 0)) fail("training.seq_len", "must split evenly (in halves) over cp ranks");
   if (p.ep > 1 && !m.is_moe()) fail("parallelism.ep", "expert parallelism needs an MoE model");
   if (m.is_moe() && m.experts % p.ep != 0) fail("parallelism.ep", "experts must be divisible by ep");
-  if (p.ep > p.dp * p.cp) fail("parallelism.ep", "ep must not exceed dp*cp (experts are sharded over data-parallel ranks)");
+  // Megatron-Core's constraint with MoE parallel folding: the expert groups (expert_tp x ep ranks) tile the
+  // tp*cp*dp ranks of a pipeline stage; the expert FFN splits over expert_tp.
+  const int stage_ranks = p.tp * p.cp * p.dp;
+  if (p.expert_tp < 0 || stage_ranks % (p.etp() * p.ep) != 0) {
+    fail("parallelism.ep", "expert_tp*ep = " + std::to_string(p.etp()) + "*" + std::to_string(p.ep) +
+                               " must divide the tp*cp*dp = " + std::to_string(stage_ranks) + " ranks of a pipeline stage");
+  }
+  if (m.is_moe() && m.expert_ffn_hidden % p.etp() != 0) fail("parallelism.expert_tp", "expert_ffn_hidden must be divisible by expert_tp");
   if (p.single_process_dp && (p.tp * p.pp * p.cp != 1 || p.dp > gpus_per_node || p.zero_stage != 0)) {
     fail("parallelism.dp_mode", "single-process DataParallel drives the GPUs of one node only, without TP, PP, CP or ZeRO");
   }

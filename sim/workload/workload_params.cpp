@@ -30,6 +30,10 @@ const EnumTable<NormKind>& norm_names() {
   static const EnumTable<NormKind> t{{NormKind::layernorm, "layernorm"}, {NormKind::rmsnorm, "rmsnorm"}};
   return t;
 }
+const EnumTable<Fp8Recipe>& fp8_recipe_names() {
+  static const EnumTable<Fp8Recipe> t{{Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::current, "current"}};
+  return t;
+}
 const EnumTable<DType>& precision_names() {
   static const EnumTable<DType> t{{DType::fp32, "fp32"}, {DType::tf32, "tf32"}, {DType::bf16, "bf16"},
                                   {DType::fp16, "fp16"}, {DType::fp8, "fp8"}};
@@ -126,6 +130,22 @@ const ParamTable<ParallelPlan>& parallel_plan_params() {
       check(n);
       plan.single_process_dp = n.as<std::string>() == "single-process";
     });
+    p.field("expert_tp", &ParallelPlan::expert_tp,
+            {.help = "expert tensor parallelism (Megatron-Core expert_tensor_parallel_size); 0: the same as tp. "
+                     "Expert groups (expert_tp x ep) tile a stage's tp x cp x dp ranks (MoE parallel folding)",
+             .min = 0});
+    p.field("embedding_in_split", &ParallelPlan::embedding_in_split,
+            {.help = "the input embedding counts as one pipeline layer of the first stage (Megatron-Core "
+                     "account_for_embedding_in_pipeline_split)"});
+    p.field("loss_in_split", &ParallelPlan::loss_in_split,
+            {.help = "the output layer and loss count as one pipeline layer of the last stage (Megatron-Core "
+                     "account_for_loss_in_pipeline_split)"});
+    p.field("first_stage_layers", &ParallelPlan::first_stage_layers,
+            {.help = "transformer layers of the first pipeline rank (num_layers_in_first_pipeline_stage); -1: even",
+             .min = -1});
+    p.field("last_stage_layers", &ParallelPlan::last_stage_layers,
+            {.help = "transformer layers of the last pipeline rank (num_layers_in_last_pipeline_stage); -1: even",
+             .min = -1});
     p.field("zero", &ParallelPlan::zero_stage,
             {.help = "ZeRO stage: 1 optimizer states sharded (distributed optimizer), 2 + gradients, 3 + "
                      "parameters (FSDP: gathered before every unit, prefetched one unit ahead)",
@@ -182,6 +202,18 @@ const ParamTable<TrainingConfig>& training_params() {
             {.help = "tokens per sequence", .positive = true, .default_text = "the model's seq_len"});
     p.choice("precision", &TrainingConfig::precision, precision_names(),
              {.help = "GEMM precision (fp8 adds cast kernels; attention stays 16-bit)"});
+    p.choice("fp8_recipe", &TrainingConfig::fp8_recipe, fp8_recipe_names(),
+             {.help = "Transformer Engine fp8 scaling: delayed (amax history) or current (per-tensor amax just "
+                      "before each cast, one more read)"});
+    p.field("fp8_params", &TrainingConfig::fp8_params,
+            {.help = "weights stored in fp8 (TE fp8_model_init / NeMo fp8 params): 1-byte working copy, no per-step "
+                     "weight cast"});
+    p.field("moe_load_imbalance", &TrainingConfig::moe_load_imbalance,
+            {.help = "tokens the busiest expert-parallel rank receives over the balanced share (1: balanced)",
+             .min = 1.0, .max = 16.0});
+    p.field("grad_reduce_in_fp32", &TrainingConfig::grad_reduce_in_fp32,
+            {.help = "gradients accumulated and reduced in fp32 (Megatron-LM default); false: bf16 (NeMo "
+                     "performance recipes, MLPerf)"});
     p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
     p.choice("attention", &TrainingConfig::attention, attention_names(),
              {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});

@@ -15,6 +15,7 @@ namespace cs {
 [[nodiscard]] const EnumTable<GradCompression>& compression_names();
 [[nodiscard]] const EnumTable<NormKind>& norm_names();
 [[nodiscard]] const EnumTable<DType>& precision_names();
+[[nodiscard]] const EnumTable<Fp8Recipe>& fp8_recipe_names();
 
 /// `model:`: a preset and/or dimensions (checked after reading: see parse_model_spec).
 [[nodiscard]] const ParamTable<ModelSpec>& model_params();

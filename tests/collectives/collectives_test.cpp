@@ -5,6 +5,7 @@
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/collectives/flow_collectives.hpp"
 #include "sim/collectives/network_options.hpp"
+#include "sim/collectives/network_report.hpp"
 
 namespace cs {
 namespace {
@@ -151,14 +152,22 @@ TEST(NetworkOptions, FactoryAndJsonSayWhichBackendAndCalibration) {
   EventEngine engine;
   NetworkOptions o;
   auto model = make_collective_model(engine, t, o);
+  const NetworkStatistics stats(*model, o);
   (void)run(*model, engine, {CollectiveKind::all_reduce, Bytes{1e8}, {iota(16)}, ""});
-  const auto j = network_json(*model, o, engine.now());
-  EXPECT_EQ(j["backend"], "flow-level max-min");
-  EXPECT_NE(j["calibration"].get<std::string>().find("datasheet"), std::string::npos);
-  EXPECT_FALSE(j["links"]["by_tier"].empty());
+  const NetworkReport r = stats.report(engine.now(), engine.now());
+  EXPECT_EQ(r.backend, "flow-level max-min");
+  EXPECT_NE(r.calibration.find("datasheet"), std::string::npos);
+  ASSERT_TRUE(r.links.has_value());
+  EXPECT_FALSE(r.links->by_tier.empty());
+  EXPECT_EQ(r.algorithms_used.size(), 1U);
   o.backend = NetworkBackend::analytic;
   auto analytic = make_collective_model(engine, t, o);
-  EXPECT_EQ(network_json(*analytic, o, engine.now())["backend"], "analytic (no contention)");
+  const NetworkStatistics analytic_stats(*analytic, o);
+  (void)run(*analytic, engine, {CollectiveKind::all_reduce, Bytes{1e8}, {iota(16)}, ""});
+  const NetworkReport a = analytic_stats.report(engine.now(), engine.now());
+  EXPECT_EQ(a.backend, "analytic (no contention)");
+  EXPECT_FALSE(a.links.has_value());
+  EXPECT_EQ(a.algorithms_used.begin()->second, 1);
 }
 
 }  // namespace
@@ -206,12 +215,13 @@ TEST(Determinism, SameRequestsSameTimesAndLinkStatistics) {
     EventEngine engine;
     NetworkOptions o;
     auto model = make_collective_model(engine, t, o);
+    const NetworkStatistics stats(*model, o);
     CollectiveRequest dp{CollectiveKind::all_reduce, Bytes{3e8}, {}, "dp"};
     for (int j = 0; j < 8; ++j) dp.groups.push_back(iota(32, j, 8));
     model->start(dp, [] {});
     model->start({CollectiveKind::all_to_all, Bytes{1e8}, {iota(16, 0, 16)}, "ep"}, [] {});
     engine.run();
-    return network_json(*model, o, engine.now()).dump() + to_string(engine.now());
+    return std::pair{stats.report(engine.now(), engine.now()), engine.now()};
   };
   EXPECT_EQ(once(), once());
 }

@@ -1,0 +1,105 @@
+// A linear max-min sharing system, as SimGrid's lmm solver holds it: variables (flows) with a weight and an
+// upper bound on their value, constraints (links) with a capacity, and each variable using some constraints.
+// The solution is the weighted max-min fair allocation: every variable gets weight x level, where no variable's
+// level can rise without lowering the level of a variable that already has a lower or equal one; a variable
+// stops at its bound, and a constraint is never loaded beyond its capacity.
+//
+// Solved by progressive filling (Bertsekas & Gallager, Data Networks, 6.5.2): raise one level for every
+// unfixed variable; the first constraint to saturate (left / unfixed weight is smallest) or variable to hit
+// its bound (bound / weight is smallest) fixes its variables at that level; repeat. Only the connected
+// component of constraints and variables touched since the last solve is re-solved (a change elsewhere cannot
+// move these values). Complexity per solve of a component with V variables, C constraints and H constraints
+// per variable: O((V*H + C) log(C + V)) with a heap of candidate levels.
+//
+// The values are plain numbers in whatever unit the capacities use (FlowNetwork uses bytes per second); the
+// system knows nothing of time. Variable ids are reused after removal.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace cs {
+
+class MaxMinSystem {
+ public:
+  using VariableId = std::uint32_t;
+  using ConstraintId = std::uint32_t;
+  static constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+  /// A constraint of `capacity` (>= 0); ids are 0, 1, 2, ... in order of creation.
+  ConstraintId add_constraint(double capacity);
+  /// A variable of `weight` (> 0) and upper bound `bound` (> 0, or kUnbounded) over `constraints` (at least
+  /// one, each once). Marks those constraints for the next solve.
+  VariableId add_variable(std::span<const ConstraintId> constraints, double weight = 1.0, double bound = kUnbounded);
+  /// Removes `v` from its constraints (marked for the next solve); its id may be reused.
+  void remove_variable(VariableId v);
+
+  /// Re-solves every component touched since the last solve and returns the variables whose value it set
+  /// (valid until the next call that changes the system). Untouched variables keep their values.
+  std::span<const VariableId> solve();
+
+  [[nodiscard]] double value(VariableId v) const { return variables_[v].value; }
+  [[nodiscard]] double capacity(ConstraintId c) const { return constraints_[c].capacity; }
+  [[nodiscard]] std::size_t constraint_count() const noexcept { return constraints_.size(); }
+  /// Variables currently using `c`, in no particular order.
+  [[nodiscard]] std::vector<VariableId> variables_on(ConstraintId c) const;
+  [[nodiscard]] std::size_t load(ConstraintId c) const { return constraints_[c].users.size(); }
+  [[nodiscard]] bool has_pending_changes() const noexcept { return !dirty_.empty(); }
+  /// Most variables re-solved by one call to solve().
+  [[nodiscard]] std::size_t largest_component() const noexcept { return largest_component_; }
+
+ private:
+  struct Use {
+    VariableId variable;
+    std::uint32_t hop;  // index of this constraint in the variable's list
+  };
+  struct Variable {
+    std::vector<ConstraintId> constraints;
+    std::vector<std::uint32_t> slot;  // index of this variable in each constraint's `users`
+    double weight = 1.0;
+    double bound = kUnbounded;
+    double value = 0;
+    std::uint32_t mark = 0;   // epoch of the last component walk that reached it
+    std::uint32_t fixed = 0;  // epoch in which progressive filling fixed it
+    bool live = false;
+  };
+  struct Constraint {
+    double capacity = 0;
+    std::vector<Use> users;
+    double left = 0;          // capacity not yet given out, during a solve
+    double weight_left = 0;   // weight of the users not yet fixed
+    std::uint32_t unfixed = 0;
+    std::uint32_t version = 0;
+    std::uint32_t mark = 0;
+  };
+  // A candidate level: constraint `id` saturates at `level`, or (bound) variable `id` reaches its bound.
+  struct Level {
+    double level;
+    std::uint32_t id;
+    std::uint32_t version;
+    bool bound;
+    bool operator>(const Level& o) const noexcept {
+      if (level != o.level) return level > o.level;
+      if (bound != o.bound) return bound > o.bound;
+      return id > o.id;
+    }
+  };
+
+  void collect_component();
+  void fix(VariableId v, double value, std::uint32_t saturated);
+
+  std::vector<Variable> variables_;
+  std::vector<VariableId> free_;
+  std::vector<Constraint> constraints_;
+  std::vector<ConstraintId> dirty_;
+  std::uint32_t epoch_ = 0;
+  std::size_t largest_component_ = 0;
+  // Scratch space reused by every solve.
+  std::vector<ConstraintId> stack_, component_constraints_;
+  std::vector<VariableId> component_variables_;
+  std::vector<Level> heap_;
+};
+
+}  // namespace cs
