@@ -4,8 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Sweeps over MPI or Slurm (sim/sweep): Open MPI and slurm-wlm from the distribution (the tests start a one-node
+# Slurm themselves). The planner (gui/): Qt6 Widgets and Charts; Qt6Charts' CMake package needs Qt6OpenGL's (libqt6opengl6-dev,
+# not pulled in by qt6-charts-dev on Debian 12); qt6-qpa-plugins has the offscreen platform its tests use, and
+# a font makes its screenshots readable.
 packages=(build-essential cmake pkg-config libboost-graph-dev libeigen3-dev libsqlite3-dev libgtest-dev
-          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libopenmpi-dev openmpi-bin)
+          libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+          libopenmpi-dev openmpi-bin slurm-wlm
+          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev qt6-qpa-plugins fonts-dejavu-core)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,106 @@
+// clustersim-gui [SCENARIO]: the desktop what-if planner (docs/gui.md).
+// clustersim-gui --screenshot FILE.png [--view TAB] [--pin] [--set KEY=VALUE]... SCENARIO: runs the scenario
+// (with --pin: runs it as written, pins it as the baseline, then applies the --set edits and runs again), renders
+// the window with the chart tab TAB shown, writes FILE.png and exits; with QT_QPA_PLATFORM=offscreen it needs
+// no display. --sweep DB [--plot X,Y] [--pareto] opens a sweep results database in the Sweep tab.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTabWidget>
+
+#include <iostream>
+
+#include "gui/charts_panel.hpp"
+#include "gui/main_window.hpp"
+#include "gui/sweep_view.hpp"
+#include "sim/api/clustersim.hpp"
+
+namespace {
+
+/// Runs the document in `w`, waiting for the result; false (with the reason on stderr) when it fails.
+bool run_and_wait(cs::gui::MainWindow& w) {
+  const cs::gui::RunRecordPtr before = w.current_run();
+  if (!w.run()) {
+    std::cerr << "clustersim-gui: " << w.error_text().toStdString() << "\n";
+    return false;
+  }
+  w.wait_for_run();
+  if (w.current_run() == before) {
+    std::cerr << "clustersim-gui: the run failed: " << w.error_text().toStdString() << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("clustersim");
+  QApplication::setApplicationName("clustersim-gui");
+  QApplication::setApplicationVersion(QString::fromStdString(cs::api::version()));
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription("clustersim planner: what-if planning of GPU training clusters");
+  cli.addHelpOption();
+  cli.addVersionOption();
+  cli.addOption({"screenshot", "Run SCENARIO, save the window as FILE.png and exit.", "FILE.png"});
+  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep).",
+                 "TAB", "breakdown"});
+  cli.addOption({"pin", "With --screenshot: run SCENARIO as written first and pin it as the baseline."});
+  cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
+  cli.addOption({"sweep", "Open the sweep results database DB in the Sweep tab.", "DB"});
+  cli.addOption({"plot", "With --sweep: plot Y against X (result fields or axis keys).", "X,Y"});
+  cli.addOption({"pareto", "With --sweep: draw the Pareto front of the plot."});
+  cli.addPositionalArgument("SCENARIO", "A scenario YAML file to open.", "[SCENARIO]");
+  cli.process(app);
+  const QStringList args = cli.positionalArguments();
+
+  cs::gui::MainWindow window;
+  if (cli.isSet("screenshot")) {
+    // Non-interactive: nothing may ask a question.
+    window.set_unsaved_question([](const QString&) { return QMessageBox::Discard; });
+    window.show();
+    if (args.isEmpty() || !window.open_file(args.front())) {
+      std::cerr << "clustersim-gui: --screenshot needs a scenario that opens: " << window.error_text().toStdString() << "\n";
+      return 2;
+    }
+    if (cli.isSet("pin")) {
+      if (!run_and_wait(window)) return 2;
+      window.pin_baseline();
+    }
+    for (const QString& edit : cli.values("set")) {
+      const auto eq = edit.indexOf('=');
+      if (eq <= 0) {
+        std::cerr << "clustersim-gui: --set takes KEY=VALUE, got \"" << edit.toStdString() << "\"\n";
+        return 2;
+      }
+      window.set_value(edit.left(eq), edit.mid(eq + 1));
+    }
+    if (!run_and_wait(window)) return 2;
+    if (cli.isSet("sweep")) {
+      if (!window.open_sweep(cli.value("sweep"))) {
+        std::cerr << "clustersim-gui: " << window.error_text().toStdString() << "\n";
+        return 2;
+      }
+      const QStringList xy = cli.value("plot").split(',');
+      if (xy.size() == 2) window.sweep_view()->set_fields(xy[0], xy[1]);
+      window.sweep_view()->set_pareto(cli.isSet("pareto"));
+    }
+    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep"};
+    const int tab = static_cast<int>(tabs.indexOf(cli.value("view")));
+    if (tab < 0) {
+      std::cerr << "clustersim-gui: --view must be one of " << tabs.join(", ").toStdString() << "\n";
+      return 2;
+    }
+    window.charts()->setCurrentIndex(tab);
+    for (int i = 0; i < 5; ++i) QApplication::processEvents();
+    if (!window.grab().save(cli.value("screenshot"))) {
+      std::cerr << "clustersim-gui: cannot write " << cli.value("screenshot").toStdString() << "\n";
+      return 1;
+    }
+    return 0;
+  }
+  window.show();
+  if (!args.isEmpty()) window.open_file(args.front());
+  return QApplication::exec();
+}

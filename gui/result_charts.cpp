@@ -1,0 +1,253 @@
+#include "gui/result_charts.hpp"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QHorizontalStackedBarSeries>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPen>
+#include <QScatterSeries>
+#include <QStackedBarSeries>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "gui/human_units.hpp"
+
+namespace cs::gui {
+namespace {
+
+struct Segment {
+  QString name;
+  std::function<double(const RunRecord&)> value;
+};
+
+QChart* new_chart(const QString& title) {
+  auto* chart = new QChart;
+  chart->setTitle(title);
+  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  return chart;
+}
+
+QStringList labels(const std::vector<ChartRun>& runs) {
+  QStringList out;
+  for (const ChartRun& r : runs) out << r.label;
+  return out;
+}
+
+/// A stacked bar per run, one bar set per segment; returns the value axis (the caller titles it).
+QValueAxis* stacked(QChart* chart, const std::vector<ChartRun>& runs, const std::vector<Segment>& segments,
+                    bool horizontal) {
+  QAbstractBarSeries* series = horizontal ? static_cast<QAbstractBarSeries*>(new QHorizontalStackedBarSeries)
+                                          : static_cast<QAbstractBarSeries*>(new QStackedBarSeries);
+  double top = 0;
+  std::vector<double> totals(runs.size(), 0.0);
+  for (const Segment& s : segments) {
+    auto* set = new QBarSet(s.name);
+    bool any = false;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const double v = std::max(0.0, s.value(*runs[i].run));
+      *set << v;
+      totals[i] += v;
+      any = any || v > 0;
+    }
+    if (any) series->append(set);
+    else delete set;
+  }
+  for (double t : totals) top = std::max(top, t);
+  chart->addSeries(series);
+  auto* cats = new QBarCategoryAxis;
+  cats->append(labels(runs));
+  auto* values = new QValueAxis;
+  values->setRange(0, top > 0 ? top * 1.08 : 1);
+  values->applyNiceNumbers();
+  values->setLabelFormat("%g");
+  chart->addAxis(cats, horizontal ? Qt::AlignLeft : Qt::AlignBottom);
+  chart->addAxis(values, horizontal ? Qt::AlignBottom : Qt::AlignLeft);
+  series->attachAxis(cats);
+  series->attachAxis(values);
+  return values;
+}
+
+double j(const RunRecord& r, const char* pointer) {
+  const double v = r.number(pointer);
+  return std::isfinite(v) ? v : 0.0;
+}
+
+}  // namespace
+
+QChart* breakdown_chart(const std::vector<ChartRun>& runs) {
+  auto* chart = new_chart("Step time breakdown (critical stage)");
+  const auto s = [](const char* p) { return [p](const RunRecord& r) { return j(r, p); }; };
+  const std::vector<Segment> segments{
+      {"compute", [](const RunRecord& r) { return j(r, "/breakdown/compute_s") - j(r, "/breakdown/memory_bound_kernels_s"); }},
+      {"memory-bound kernels", s("/breakdown/memory_bound_kernels_s")},
+      {"TP comm", s("/breakdown/tp_comm_exposed_s")},
+      {"CP comm", s("/breakdown/cp_comm_exposed_s")},
+      {"EP comm", s("/breakdown/ep_comm_exposed_s")},
+      {"PP bubble and waits", s("/breakdown/pipeline_bubble_and_wait_s")},
+      {"DP comm", s("/breakdown/dp_comm_exposed_s")},
+      {"optimizer", s("/breakdown/optimizer_s")},
+      {"param gather", s("/breakdown/param_gather_exposed_s")},
+  };
+  stacked(chart, runs, segments, true)->setTitleText("seconds per step");
+  return chart;
+}
+
+QChart* memory_chart(const std::vector<ChartRun>& runs) {
+  auto* chart = new_chart("Memory of the most loaded GPU");
+  const auto gb = [](const char* p) { return [p](const RunRecord& r) { return j(r, p) / 1e9; }; };
+  const std::vector<Segment> segments{
+      {"weights", gb("/memory/weights_bytes")},       {"gradients", gb("/memory/gradients_bytes")},
+      {"optimizer states", gb("/memory/optimizer_bytes")}, {"activations", gb("/memory/activations_bytes")},
+      {"comm buffers", gb("/memory/comm_buffers_bytes")}, {"workspace", gb("/memory/workspace_bytes")},
+      {"fragmentation", gb("/memory/fragmentation_bytes")},
+  };
+  QValueAxis* y = stacked(chart, runs, segments, false);
+  y->setTitleText("GB per GPU");
+  double capacity = 0;
+  for (const ChartRun& r : runs) capacity = std::max(capacity, j(*r.run, "/memory_capacity_bytes") / 1e9);
+  auto* cats = chart->axes(Qt::Horizontal).front();
+  const double n = static_cast<double>(runs.size());
+  for (const auto& [name, level, style] : {std::tuple{QString("capacity %1").arg(format_bytes(capacity * 1e9)), 1.0, Qt::SolidLine},
+                                           std::tuple{QString("90 % of capacity"), 0.9, Qt::DashLine}}) {
+    auto* line = new QLineSeries;
+    line->setName(name);
+    line->append(-0.5, capacity * level);
+    line->append(n - 0.5, capacity * level);
+    QPen pen(level == 1.0 ? QColor("#c0392b") : QColor("#e67e22"));
+    pen.setWidth(2);
+    pen.setStyle(style);
+    line->setPen(pen);
+    chart->addSeries(line);
+    line->attachAxis(cats);
+    line->attachAxis(y);
+  }
+  y->setMax(std::max(y->max(), capacity * 1.1));
+  y->applyNiceNumbers();
+  y->setLabelFormat("%g");
+  return chart;
+}
+
+QChart* power_chart(const std::vector<ChartRun>& runs) {
+  auto* chart = new_chart("Average power during training, up to the meter");
+  const auto kw = [](double w) { return w / 1e3; };
+  const auto gpus = [kw](const RunRecord& r) { return kw(j(r, "/power/gpu_average_w") * r.result.gpus); };
+  const auto servers = [kw, gpus](const RunRecord& r) {
+    // IT = nodes + switches + transceivers + other parts; the nodes' share less their GPUs is the rest of the servers.
+    const double nodes = j(r, "/power/it_average_w") - j(r, "/power/switches_w") - j(r, "/power/switch_transceivers_w") -
+                         j(r, "/power/other_parts_w");
+    return kw(nodes) - gpus(r);
+  };
+  const std::vector<Segment> segments{
+      {"GPUs", gpus},
+      {"rest of the servers", servers},
+      {"switches", [kw](const RunRecord& r) { return kw(j(r, "/power/switches_w")); }},
+      {"transceivers", [kw](const RunRecord& r) { return kw(j(r, "/power/switch_transceivers_w")); }},
+      {"other parts", [kw](const RunRecord& r) { return kw(j(r, "/power/other_parts_w")); }},
+      {"cooling and losses (PUE)",
+       [kw](const RunRecord& r) { return kw(j(r, "/power/facility_average_w") - j(r, "/power/it_average_w")); }},
+  };
+  stacked(chart, runs, segments, false)->setTitleText("kW (the bar's top is the meter)");
+  QStringList meters;
+  for (const ChartRun& r : runs) meters << r.label + ": " + format_watts(j(*r.run, "/power/facility_average_w"));
+  chart->setTitle(chart->title() + "<br><small>at the meter: " + meters.join(", ") + "</small>");
+  return chart;
+}
+
+QChart* cost_chart(const std::vector<ChartRun>& runs) {
+  auto* chart = new_chart("Yearly cost of owning the cluster");
+  std::vector<QString> items;
+  for (const ChartRun& r : runs) {
+    if (!r.run->result.tco) continue;
+    for (const AnnualCost& a : r.run->result.tco->annual) {
+      const QString item = QString::fromStdString(a.item);
+      if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+    }
+  }
+  std::vector<Segment> segments;
+  for (const QString& item : items) {
+    // The legend drops the line's parenthesis ("colocation rent (peak IT load ...)"); the summary's tooltip has it.
+    segments.push_back({item.section(" (", 0, 0), [item](const RunRecord& r) {
+                          if (!r.result.tco) return 0.0;
+                          for (const AnnualCost& a : r.result.tco->annual) {
+                            if (QString::fromStdString(a.item) == item) return usd_per_year(a.cost) / 1e6;
+                          }
+                          return 0.0;
+                        }});
+  }
+  stacked(chart, runs, segments, false)->setTitleText("$M per year");
+  return chart;
+}
+
+QChart* rent_chart(const std::vector<ChartRun>& runs) {
+  auto* chart = new_chart("Build or rent: yearly cost against utilisation");
+  QStringList break_even;
+  auto* x = new QValueAxis;
+  x->setRange(0, 100);
+  x->setTitleText("utilisation (%)");
+  x->setLabelFormat("%.0f");
+  auto* y = new QValueAxis;
+  y->setTitleText("$M per year");
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  double top = 0;
+  const std::vector<QColor> colors{QColor("#2c3e50"), QColor("#2980b9"), QColor("#27ae60")};
+  for (const ChartRun& r : runs) {
+    if (!r.run->result.tco) continue;
+    const TcoReport& t = *r.run->result.tco;
+    const bool base = r.label == "baseline";
+    const auto add_line = [&](const QString& name, double at0, double at1, const QColor& color) {
+      auto* line = new QLineSeries;
+      line->setName(name);
+      line->append(0, at0 / 1e6);
+      line->append(100, at1 / 1e6);
+      QPen pen(color);
+      pen.setWidth(2);
+      if (base) pen.setStyle(Qt::DashLine);
+      line->setPen(pen);
+      chart->addSeries(line);
+      line->attachAxis(x);
+      line->attachAxis(y);
+      // The legend names the current run's lines; the baseline's are the same lines dashed.
+      if (base) chart->legend()->markers(line).front()->setVisible(false);
+      top = std::max({top, at0 / 1e6, at1 / 1e6});
+    };
+    const double fixed = usd_per_year(t.fixed_per_year);
+    const double idle = usd_per_year(t.electricity_idle_per_year);
+    const double busy = usd_per_year(t.electricity_busy_per_year);
+    add_line("own", fixed + idle, fixed + busy, colors[0]);
+    auto* points = new QScatterSeries;
+    QStringList at;
+    points->setMarkerSize(11);
+    points->setColor(QColor("#c0392b"));
+    for (std::size_t i = 0; i < t.cloud.size(); ++i) {
+      const CloudComparison& c = t.cloud[i];
+      const double rent_full = usd_per_year(c.rate) * t.gpu_count;
+      add_line("rent " + QString::fromStdString(c.label), 0, rent_full, colors[1 + i % 2]);
+      if (c.break_even_utilisation) {
+        const double u = *c.break_even_utilisation;
+        points->append(100 * u, (fixed + idle + u * (busy - idle)) / 1e6);
+        at << QString::number(100 * u, 'f', 0) + " % (" + QString::fromStdString(c.label) + ")";
+      }
+    }
+    points->setName("break-even");
+    chart->addSeries(points);
+    points->attachAxis(x);
+    points->attachAxis(y);
+    if (base) chart->legend()->markers(points).front()->setVisible(false);
+    break_even << r.label + ": " + (at.isEmpty() ? QString("renting is cheaper even at 100 %") : at.join(", "));
+  }
+  y->setRange(0, top > 0 ? top * 1.05 : 1);
+  y->applyNiceNumbers();
+  y->setLabelFormat("%g");
+  chart->setTitle(chart->title() + "<br><small>break-even " + break_even.join("; ") +
+                  (runs.size() > 1 ? "<br>dashed: baseline" : "") + "</small>");
+  return chart;
+}
+
+}  // namespace cs::gui
