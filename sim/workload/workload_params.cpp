@@ -214,6 +214,10 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("grad_reduce_in_fp32", &TrainingConfig::grad_reduce_in_fp32,
             {.help = "gradients accumulated and reduced in fp32 (Megatron-LM default); false: bf16 (NeMo "
                      "performance recipes, MLPerf)"});
+    p.field("kernel_gap", &TrainingConfig::kernel_gap,
+            {.help = "idle GPU time after each operator when the framework launches eagerly (measured 9.1us for "
+                     "eager PyTorch on the H200, docs/validation.md); 0 with CUDA graphs or a fused runtime",
+             .min = 0.0});
     p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
     p.choice("attention", &TrainingConfig::attention, attention_names(),
              {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});
