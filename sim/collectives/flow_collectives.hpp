@@ -21,6 +21,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/collective_cost.hpp"
 #include "sim/network/flow_network.hpp"
+#include "sim/topology/router.hpp"
 
 namespace cs {
 
@@ -69,6 +70,7 @@ class FlowCollectives final : public CollectiveModel {
 
   EventEngine& engine_;
   const Topology& topo_;
+  Router router_;  // this simulation's routes
   CollectiveCalibration calib_;
   CollectiveCost cost_;
   FlowCollectiveOptions options_;
