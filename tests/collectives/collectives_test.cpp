@@ -266,3 +266,40 @@ TEST(Concurrency, ThreadsSimulatingOverOneTopologyAgreeWithOneThread) {
 }  // namespace
 }  // namespace cs
 
+namespace cs {
+namespace {
+
+TEST(NetworkOptions, TheAnalyticBackendAndTheEstimatorHonourAlgorithmsAndCalibration) {
+  // network.algorithms {all_reduce: halving_doubling} must reach the analytic backend (it used to be dropped
+  // while the JSON still reported it), and the TP/CP/EP estimator must use the scenario's calibration.
+  const Topology t = load_topology("dgx-h100", 16);
+  EventEngine engine;
+  NetworkOptions o;
+  o.backend = NetworkBackend::analytic;
+  o.algorithm[CollectiveKind::all_reduce] = CollectiveAlgorithm::halving_doubling;
+  auto analytic = make_collective_model(engine, t, o);
+  const NetworkStatistics stats(*analytic, o);
+  (void)run(*analytic, engine, {CollectiveKind::all_reduce, Bytes{1e8}, {iota(16)}, ""});
+  const NetworkReport r = stats.report(engine.now(), engine.now());
+  ASSERT_EQ(r.algorithms_used.size(), 1U);
+  EXPECT_EQ(r.algorithms_used.begin()->first, "halving_doubling");
+  EXPECT_EQ(r.algorithm_overrides.at("all-reduce"), "halving_doubling");
+
+  // Tree on 8 GPUs of one node, 1 MiB: the datasheet calibration's tree efficiency (0.9 x 0.5 at 1 MiB) and
+  // 28 us steps make it slower than the ideal calibration (efficiency 1, link latencies only).
+  const CollectiveRequest tp{CollectiveKind::all_reduce, Bytes{1024.0 * 1024}, {iota(8)}, "tp",
+                             CollectiveAlgorithm::tree};
+  NetworkOptions ideal, datasheet;
+  ideal.calibration = "ideal";
+  const Time t_ideal = make_collective_estimator(engine, t, ideal)->duration(tp);
+  const Time t_datasheet = make_collective_estimator(engine, t, datasheet)->duration(tp);
+  EXPECT_LT(t_ideal, t_datasheet);
+  NetworkOptions ring_for_all;
+  ring_for_all.algorithm[CollectiveKind::all_reduce] = CollectiveAlgorithm::ring;
+  CollectiveRequest automatic = tp;
+  automatic.algorithm = CollectiveAlgorithm::automatic;
+  EXPECT_EQ(make_collective_estimator(engine, t, ring_for_all)->algorithm_for(automatic), CollectiveAlgorithm::ring);
+}
+
+}  // namespace
+}  // namespace cs
