@@ -22,8 +22,8 @@ class FlowCollectives::Planner {
     if (run_.phases.size() <= phase) run_.phases.resize(phase + 1);
     const auto off = static_cast<std::uint32_t>(run_.channels.size());
     run_.channels.insert(run_.channels.end(), r.channels.begin(), r.channels.end());
-    run_.phases[phase].push_back({off, static_cast<std::uint32_t>(r.channels.size()), bytes / eff_,
-                                  r.latency * std::max(1, steps)});
+    run_.phases[phase].push_back({off, static_cast<std::uint32_t>(r.channels.size()), Bytes{bytes},
+                                  r.latency * std::max(1, steps), eff_});
   }
   void single(std::size_t phase, ChannelId c, Time latency, double bytes) {
     const ChannelId one[] = {c};
@@ -312,7 +312,7 @@ class FlowCollectives::Planner {
   const Topology& t_;
   Router& router_;
   Run& run_;
-  double eff_;
+  double eff_;  // the calibration's bandwidth factor for every flow of this group
   std::vector<VertexId>& tops_;                          // top-tier switches (SHARP roots), found once
   std::map<ChannelId, int>& load_;  // leaf uplink -> SHARP trees using it, within one request
 };
@@ -402,8 +402,8 @@ void FlowCollectives::start_phase(std::uint32_t id) {
   const auto& flows = run.phases[run.phase];
   run.outstanding = flows.size();
   for (const PlannedFlow& f : flows) {
-    net_.start(std::span<const ChannelId>(run.channels.data() + f.offset, f.length), Bytes{f.bytes}, f.latency,
-               [this, id] { flow_done(id); });
+    net_.start(std::span<const ChannelId>(run.channels.data() + f.offset, f.length), f.bytes, f.latency,
+               [this, id] { flow_done(id); }, f.bandwidth_factor);
   }
 }
 
