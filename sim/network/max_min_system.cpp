@@ -71,44 +71,44 @@ void MaxMinSystem::collect_component() {
   ++epoch_;
   component_constraints_.clear();
   component_variables_.clear();
-  stack_.swap(dirty_);
-  dirty_.clear();
-  const std::size_t seeds = stack_.size();
-  for (std::size_t i = 0; i < seeds; ++i) {  // seeds first, whether they can bind or not
-    Constraint& con = constraints_[stack_[i]];
-    if (con.mark == epoch_ || can_bind(con)) continue;
+  stack_.clear();
+  // A constraint is marked when first reached; one that can bind is queued once, one that cannot is not crossed.
+  auto reach = [this](ConstraintId c) {
+    Constraint& con = constraints_[c];
+    if (con.mark == epoch_) return;
     con.mark = epoch_;
-    for (const Use& u : con.users) {
-      Variable& var = variables_[u.variable];
-      if (var.mark == epoch_) continue;
-      var.mark = epoch_;
-      component_variables_.push_back(u.variable);
-      for (const Hop& hop : var.hops) {
-        if (constraints_[hop.constraint].mark != epoch_) stack_.push_back(hop.constraint);
-      }
+    if (can_bind(con)) stack_.push_back(c);
+  };
+  auto take = [this, &reach](VariableId v) {
+    Variable& var = variables_[v];
+    if (var.mark == epoch_) return;
+    var.mark = epoch_;
+    component_variables_.push_back(v);
+    for (const Hop& hop : var.hops) reach(hop.constraint);
+  };
+  for (ConstraintId c : dirty_) {  // seeds: their users always, whether they can bind or not
+    Constraint& con = constraints_[c];
+    if (con.mark == epoch_) continue;
+    if (can_bind(con)) {
+      reach(c);
+      continue;
     }
+    con.mark = epoch_;
+    for (const Use& u : con.users) take(u.variable);
   }
+  dirty_.clear();
   while (!stack_.empty()) {
     const ConstraintId c = stack_.back();
     stack_.pop_back();
     Constraint& con = constraints_[c];
-    if (con.mark == epoch_) continue;
-    con.mark = epoch_;
-    if (!can_bind(con)) continue;
     con.active = epoch_;
     component_constraints_.push_back(c);
     con.left = con.capacity;
     con.unfixed = static_cast<std::uint32_t>(con.users.size());
     con.weight_left = 0;
     for (const Use& u : con.users) {
-      Variable& var = variables_[u.variable];
-      con.weight_left += var.weight;
-      if (var.mark == epoch_) continue;
-      var.mark = epoch_;
-      component_variables_.push_back(u.variable);
-      for (const Hop& hop : var.hops) {
-        if (constraints_[hop.constraint].mark != epoch_) stack_.push_back(hop.constraint);
-      }
+      con.weight_left += variables_[u.variable].weight;
+      take(u.variable);
     }
   }
 }
