@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "calibrate/fit/kernel_fits.hpp"
+#include "calibrate/fit/power_cap_fit.hpp"
 
 namespace cs::fit {
 namespace {
@@ -18,7 +19,24 @@ DType dtype_of(const CalibrationSample& s) {
   return t;
 }
 
-GemmShape gemm_shape(const CalibrationSample& s) { return {s.m, s.n, s.k, dtype_of(s), s.batch}; }
+GemmLayout layout_of(const CalibrationSample& s) {
+  GemmLayout l = GemmLayout::tn;
+  if (!s.layout.empty() && !parse_gemm_layout(s.layout, l)) {
+    throw std::invalid_argument("sample with unknown GEMM layout \"" + s.layout + "\"");
+  }
+  return l;
+}
+
+// Samples give the cuBLAS call's sizes; the cost model takes the workload's (GemmShape::from_cublas).
+GemmShape gemm_shape(const CalibrationSample& s) {
+  return GemmShape::from_cublas(s.m, s.n, s.k, dtype_of(s), layout_of(s), s.batch);
+}
+
+// "gemm bf16" for TN, "gemm bf16 nn" for the other layouts: the model a GEMM sample belongs to.
+std::string gemm_model(const CalibrationSample& s) {
+  const GemmLayout l = layout_of(s);
+  return "gemm " + s.dtype + (l == GemmLayout::tn ? "" : " " + std::string(to_string(l)));
+}
 
 AttentionShape attention_shape(const CalibrationSample& s) {
   AttentionShape a;
@@ -30,6 +48,11 @@ AttentionShape attention_shape(const CalibrationSample& s) {
   a.backward = s.op == "bwd";
   a.dtype = dtype_of(s);
   return a;
+}
+
+// A recorded SM clock as a fraction of the model's highest (1 when not recorded).
+double clock_fraction(const PowerCapModel& m, double mhz) {
+  return mhz > 0 ? std::min(mhz, m.max_clock_mhz) / m.max_clock_mhz : 1.0;
 }
 
 std::string fmt(const char* f, double a, double b = 0, double c = 0) {
@@ -60,10 +83,12 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
                              run.driver + ", CUDA " + run.cuda + ", cuBLASLt " + run.cublas + ", NCCL " + run.nccl +
                              "); datasheet figures from " + base.provenance.profile;
 
+  const auto fitted_gemm = [](const CalibrationSample& s) { return s.kind == "gemm"; };
+
   // Holdout: a seeded shuffle of each kind's samples; the first quarter is held out.
   std::vector<std::size_t> gemm_idx, attn_idx;
   for (std::size_t i = 0; i < file.samples.size(); ++i) {
-    if (file.samples[i].kind == "gemm") gemm_idx.push_back(i);
+    if (fitted_gemm(file.samples[i])) gemm_idx.push_back(i);
     if (file.samples[i].kind == "attention") attn_idx.push_back(i);
   }
   std::mt19937_64 rng(opt.seed);
@@ -74,19 +99,71 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
     held.insert(idx->begin(), idx->begin() + static_cast<std::ptrdiff_t>(n));
   }
 
-  // GEMM per format; attention per direction and format.
-  std::map<DType, std::vector<GemmSample>> gemm;
+  // The power-cap model (sustained runs). Every GEMM is fitted at the highest clock: burst samples ran
+  // there; a sustained sample's time is divided by its clock factor (power_cap_fit.hpp) at its recorded clock,
+  // times a per-format correction r for how far that reading (the median of NVML's clock over a 15 ms window
+  // while the regulator moves) falls from the clock the kernel ran at. r is what makes the sustained TN
+  // samples agree with a fit of the same format's burst TN samples (median ratio), so the NN and NT layouts,
+  // measured sustained only, land on the same footing.
+  double idle_w = base.gpu.idle_power.value();
+  for (const auto& s : file.samples) {
+    if (s.kind == "power" && s.op == "idle") idle_w = s.watts;
+  }
+  if (auto pc = fit_power_cap(file, base, Watts{idle_w})) {
+    p.fits.power_cap = pc->model;
+    r.power_cap_report = pc->report;
+  }
+  std::map<DType, double> clock_correction;
+  const auto at_max_clock = [&](const CalibrationSample& s) {
+    if (!p.fits.power_cap || s.clocks != "sustained") return s.median_s;
+    const auto c = clock_correction.find(dtype_of(s));
+    return s.median_s / clock_factor(*p.fits.power_cap, s.sm_mhz) * (c == clock_correction.end() ? 1.0 : c->second);
+  };
+  if (p.fits.power_cap) {
+    std::map<DType, std::vector<GemmSample>> burst_tn;
+    for (std::size_t i : gemm_idx) {
+      const CalibrationSample& s = file.samples[i];
+      if (!held.count(i) && s.clocks != "sustained" && layout_of(s) == GemmLayout::tn) {
+        burst_tn[dtype_of(s)].push_back({gemm_shape(s), s.median_s});
+      }
+    }
+    for (const auto& [t, v] : burst_tn) {
+      if (v.size() < 50 || !p.gpu.peak.count(t)) continue;
+      const GemmFit g = fit_gemm(v, p.gpu.sm_count, p.gpu.peak_for(t));
+      std::vector<double> ratio;
+      for (std::size_t i : gemm_idx) {
+        const CalibrationSample& s = file.samples[i];
+        if (held.count(i) || s.clocks != "sustained" || layout_of(s) != GemmLayout::tn || dtype_of(s) != t) continue;
+        ratio.push_back(g.time(gemm_shape(s), p.gpu.sm_count, p.gpu.peak_for(t)).seconds() /
+                        (s.median_s / clock_factor(*p.fits.power_cap, s.sm_mhz)));
+      }
+      if (ratio.size() < 20) continue;
+      std::sort(ratio.begin(), ratio.end());
+      clock_correction[t] = ratio[ratio.size() / 2];
+      r.power_cap_report += "clock-reading correction r " + std::string(to_string(t)) +
+                            fmt(": %.3f (median over %.0f sustained TN samples of the burst TN fit / their time at "
+                                "f_max by their recorded clock)\n",
+                                ratio[ratio.size() / 2], static_cast<double>(ratio.size()));
+    }
+  }
+
+  // GEMM per format and layout; attention per direction and format.
+  std::map<std::pair<DType, GemmLayout>, std::vector<GemmSample>> gemm;
   std::map<std::pair<bool, DType>, std::vector<AttentionSample>> attn;
   for (std::size_t i : gemm_idx) {
-    if (!held.count(i)) gemm[dtype_of(file.samples[i])].push_back({gemm_shape(file.samples[i]), file.samples[i].median_s});
+    const CalibrationSample& s = file.samples[i];
+    if (!held.count(i)) gemm[{dtype_of(s), layout_of(s)}].push_back({gemm_shape(s), at_max_clock(s)});
   }
   for (std::size_t i : attn_idx) {
     const auto a = attention_shape(file.samples[i]);
     if (!held.count(i)) attn[{a.backward, a.dtype}].push_back({a, file.samples[i].median_s});
   }
-  for (const auto& [t, v] : gemm) {
+  for (const auto& [key, v] : gemm) {
+    const auto [t, l] = key;
     if (!p.gpu.peak.count(t)) continue;  // the datasheet gives no peak: keep the roofline fallback
-    p.fits.gemm[t] = fit_gemm(v, p.gpu.sm_count, p.gpu.peak_for(t));
+    GemmFit g = fit_gemm(v, p.gpu.sm_count, p.gpu.peak_for(t));
+    if (l == GemmLayout::tn) p.fits.gemm[t] = std::move(g);
+    else p.fits.gemm_layouts[key] = std::move(g);
   }
   for (const auto& [key, v] : attn) {
     (key.first ? p.fits.attention_bwd : p.fits.attention_fwd)[key.second] = fit_attention(v, p.gpu.peak_for(DType::bf16));
@@ -128,14 +205,16 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   std::vector<double> gh_pred, gh_meas, ah_pred, ah_meas;
   for (std::size_t i = 0; i < file.samples.size(); ++i) {
     const auto& s = file.samples[i];
-    double pred = 0;
+    double pred = 0, meas = s.median_s;
     std::string key;
     if (s.kind == "gemm") {
-      if (!p.fits.gemm.count(dtype_of(s))) continue;
-      pred = model->gemm(gemm_shape(s)).seconds();
-      key = "gemm " + s.dtype;
+      if (!fitted_gemm(s) || !p.fits.gemm.count(dtype_of(s))) continue;
+      // Against the time at the highest clock the fit was given (the clock model is tested on its own).
+      pred = p.fits.power_cap ? model->gemm_load(gemm_shape(s)).at_max_clock.seconds() : model->gemm(gemm_shape(s)).seconds();
+      meas = at_max_clock(s);
+      key = gemm_model(s);
     } else if (s.kind == "attention") {
-      pred = model->attention(attention_shape(s)).seconds();
+      pred = model->attention_load(attention_shape(s)).at_max_clock.seconds();  // measured at burst clocks
       key = "attention " + s.op + " " + s.dtype;
     } else if (s.kind == "memory") {
       pred = p.fits.memory_ops.at(s.op).time(Bytes{s.bytes}).seconds();
@@ -150,11 +229,13 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
     }
     auto& dst = held.count(i) ? hold[key] : train[key];
     dst.first.push_back(pred);
-    dst.second.push_back(s.median_s);
+    dst.second.push_back(meas);
     if (held.count(i)) {
-      r.holdout.push_back({s, pred});
+      CalibrationSample as_fitted = s;
+      as_fitted.median_s = meas;
+      r.holdout.push_back({as_fitted, pred});
       (s.kind == "gemm" ? gh_pred : ah_pred).push_back(pred);
-      (s.kind == "gemm" ? gh_meas : ah_meas).push_back(s.median_s);
+      (s.kind == "gemm" ? gh_meas : ah_meas).push_back(meas);
     }
   }
   for (const auto& [key, v] : train) {
@@ -165,8 +246,11 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
     const auto space = key.find(' ');
     const std::string kind = key.substr(0, space), rest = key.substr(space + 1);
     DType t{};
-    if (kind == "gemm" && parse_dtype(rest, t)) {
-      const GemmFit& g = p.fits.gemm.at(t);
+    GemmLayout l = GemmLayout::tn;
+    const std::string fmt_name = rest.substr(0, rest.find(' '));
+    if (kind == "gemm" && parse_dtype(fmt_name, t) &&
+        (fmt_name == rest || parse_gemm_layout(rest.substr(fmt_name.size() + 1), l))) {
+      const GemmFit& g = l == GemmLayout::tn ? p.fits.gemm.at(t) : p.fits.gemm_layouts.at({t, l});
       m.parameters = fmt("tile %.0fx%.0f, launch %.1f us", g.tile_m, g.tile_n, g.launch.seconds() * 1e6) +
                      ", degree " + std::to_string(g.surface.degree);
     } else if (kind == "attention") {
@@ -203,12 +287,19 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   return r;
 }
 
-std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples) {
+std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples,
+                                               bool at_recorded_clock) {
   const auto model = make_cost_model(profile);
   std::vector<HeldOutPrediction> out;
+  const auto& pc = profile.fits.power_cap;
   for (const auto& s : samples.samples) {
-    if (s.kind == "gemm") out.push_back({s, model->gemm(gemm_shape(s)).seconds()});
-    else if (s.kind == "attention") out.push_back({s, model->attention(attention_shape(s)).seconds()});
+    if (s.kind == "gemm" && at_recorded_clock && pc) {
+      out.push_back({s, model->gemm_load(gemm_shape(s)).at(clock_fraction(*pc, s.sm_mhz)).seconds()});
+    } else if (s.kind == "gemm") {
+      out.push_back({s, model->gemm(gemm_shape(s)).seconds()});
+    } else if (s.kind == "attention") {
+      out.push_back({s, model->attention(attention_shape(s)).seconds()});
+    }
   }
   return out;
 }
@@ -220,7 +311,7 @@ std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& pred
   };
   std::vector<Subset> subsets = {{"GEMM + attention (all)", {}, {}},
                                  {"GEMM, 16-byte-aligned leading dimensions", {}, {}},
-                                 {"GEMM, misaligned k or m", {}, {}},
+                                 {"GEMM, misaligned leading dimension", {}, {}},
                                  {"GEMM, kernels < 20 us", {}, {}},
                                  {"GEMM, kernels >= 20 us", {}, {}}};
   std::map<std::string, Subset> by_format;
@@ -237,11 +328,20 @@ std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& pred
     Subset& f = by_format["GEMM " + h.sample.dtype];
     f.name = "GEMM " + h.sample.dtype;
     add(f);
+    if (layout_of(h.sample) != GemmLayout::tn) {
+      Subset& fl = by_format["GEMM " + h.sample.dtype + " " + h.sample.layout];
+      fl.name = "GEMM " + h.sample.dtype + " " + h.sample.layout;
+      add(fl);
+    }
   }
   for (auto& [name, f] : by_format) subsets.push_back(std::move(f));
-  std::string out = "| " + title + " | samples | median error | p90 error | max error |\n|---|---|---|---|---|\n";
+  std::string out = "| " + title + " | samples | median error | p90 error | max error | median signed (+: slow) |\n"
+                    "|---|---|---|---|---|---|\n";
   for (const auto& sub : subsets) {
-    if (!sub.pred.empty()) out += error_row(sub.name, error_stats(sub.pred, sub.meas));
+    if (sub.pred.empty()) continue;
+    const ErrorStats e = error_stats(sub.pred, sub.meas);
+    out += error_row(sub.name, e);
+    out.insert(out.size() - 1, " " + pct(e.bias) + " |");
   }
   return out;
 }
@@ -253,6 +353,7 @@ std::string format_report(const FitResult& r) {
     out += error_row(name, e);
   }
   out += "\n" + format_prediction_subsets(r.holdout, "held-out subset");
+  if (!r.power_cap_report.empty()) out += "\n### Power-cap model (sustained clocks)\n\n" + r.power_cap_report;
   out += "\n| model | fit samples | residual median | residual p90 | holdout samples | holdout median | holdout p90 | "
          "parameters |\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& m : r.models) {

@@ -35,6 +35,7 @@ struct HeldOutPrediction {
 
 struct FitResult {
   DeviceProfile profile;
+  std::string power_cap_report;  ///< empty for burst calibrations
   std::vector<ModelReport> models;
   ErrorStats gemm_holdout, attention_holdout;
   std::vector<HeldOutPrediction> holdout;
@@ -50,8 +51,11 @@ struct FitResult {
                                                     const std::string& title);
 
 /// Predictions of `profile` for every GEMM and attention sample of `samples` (formats the profile has no
-/// fit for included: they go through the profile's fallback model).
-[[nodiscard]] std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples);
+/// fit for included: they go through the profile's fallback model): what the simulator prices, each kernel
+/// back to back at the clock the profile's power-cap model gives it, or, with `at_recorded_clock`, at the
+/// SM clock each sample recorded (the fitted surfaces alone, without the clock model).
+[[nodiscard]] std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples,
+                                                             bool at_recorded_clock = false);
 
 /// The report as Markdown tables.
 [[nodiscard]] std::string format_report(const FitResult& r);

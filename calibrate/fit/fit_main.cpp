@@ -91,14 +91,21 @@ int cmd_fit(const std::vector<std::string>& sample_files, const std::string& bas
 // A profile against samples it may never have seen (another run, another machine, a user's own GEMMs).
 int cmd_check_samples(const std::string& profile_name, const std::vector<std::string>& sample_files) {
   const cs::DeviceProfile profile = cs::find_device_profile(profile_name);
-  std::vector<cs::fit::HeldOutPrediction> all;
+  std::vector<cs::fit::HeldOutPrediction> all, at_clock;
   for (const auto& f : sample_files) {
-    const auto p = cs::fit::predict_samples(profile, cs::read_samples_file(f));
+    const cs::SamplesFile samples = cs::read_samples_file(f);
+    const auto p = cs::fit::predict_samples(profile, samples);
     all.insert(all.end(), p.begin(), p.end());
+    const auto c = cs::fit::predict_samples(profile, samples, true);
+    at_clock.insert(at_clock.end(), c.begin(), c.end());
   }
   if (all.empty()) throw cs::InputError({sample_files.front(), 0, 0}, "", "no GEMM or attention samples");
   std::cout << "profile " << profile.provenance.profile << " (" << profile.provenance.kind << ")\n\n"
             << cs::fit::format_prediction_subsets(all, "subset");
+  if (profile.fits.power_cap) {
+    std::cout << "\nThe same at each sample's recorded SM clock (the fitted surfaces without the clock model):\n\n"
+              << cs::fit::format_prediction_subsets(at_clock, "subset");
+  }
   return 0;
 }
 

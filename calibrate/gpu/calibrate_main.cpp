@@ -1,7 +1,17 @@
 // clustersim-calibrate: measures the GPUs it finds and writes a samples file (docs/calibration.md).
 //
 //   clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] [--device D]
-//                        [--shape-seed S] [--budget-ms B]
+//                        [--shape-seed S] [--budget-ms B] [--clocks burst|sustained] [--layouts tn,nn,nt]
+//                        [--random-shapes N] [--random-align A] [--warmup-s MIN] [--trace FILE]
+//
+// --clocks burst (the default) times each repetition after an idle gap, as runs 1-3 did: the GPU runs at its
+// highest clock. --clocks sustained first keeps the GPU busy with back-to-back GEMMs until its clock and
+// power settle (--warmup-s, 20 s at least), then times every kernel back to back with a filler GEMM between
+// measurements, so the GPU never idles: the clocks a training step sees (kernel_timer.hpp). Either way every
+// sample carries the NVML SM clock, board power and temperature over its timed window. --layouts adds the NN
+// and NT layouts for bf16 GEMMs. --random-align A makes every random shape's sizes multiples of A (by
+// default they alternate between multiples of 64 and odd sizes). --trace writes the NVML readings (every 100 ms) as CSV. The runner
+// never changes clocks or power limits.
 //
 // --shape-seed draws another set of random GEMM shapes (the transformer grid stays the same): a run with a
 // new seed measures shapes no earlier fit has seen. --budget-ms sets the timed time per measurement (30 ms,
@@ -18,7 +28,9 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "calibrate/gpu/gpu_check.hpp"
 #include "calibrate/gpu/gpu_context.hpp"
@@ -34,7 +46,8 @@ std::string version_string(int v, int major_div, int minor_div) {
 int usage(const char* msg) {
   std::cerr << "clustersim-calibrate: " << msg
             << "\nusage: clustersim-calibrate [--quick] [--out FILE] [--only gemm,memory,nccl,power] [--gpus N] "
-               "[--device D] [--shape-seed S] [--budget-ms B]\n";
+               "[--device D] [--shape-seed S] [--budget-ms B] [--clocks burst|sustained] [--layouts tn,nn,nt] "
+               "[--random-shapes N] [--random-align A] [--warmup-s MIN] [--trace FILE]\n";
   return 2;
 }
 
@@ -49,6 +62,12 @@ int main(int argc, char** argv) {
   int gpus = -1, device = 0;
   std::uint64_t shape_seed = kDefaultShapeSeed;
   double budget_ms = -1;
+  bool sustained = false;
+  std::vector<std::string> layouts{"tn"};
+  int random_shapes = -1;
+  std::int64_t random_align = 0;
+  double warmup_s = 20.0;
+  std::string trace_path;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&]() -> std::string {
@@ -64,6 +83,29 @@ int main(int argc, char** argv) {
       else if (a == "--budget-ms") {
         budget_ms = std::stod(value());
         if (!(budget_ms > 0)) return usage("--budget-ms must be positive");
+      }
+      else if (a == "--clocks") {
+        const std::string v = value();
+        if (v != "burst" && v != "sustained") return usage("--clocks must be burst or sustained");
+        sustained = v == "sustained";
+      } else if (a == "--layouts") {
+        layouts.clear();
+        std::stringstream ss(value());
+        for (std::string part; std::getline(ss, part, ',');) {
+          if (part != "tn" && part != "nn" && part != "nt") return usage(("unknown layout " + part).c_str());
+          layouts.push_back(part);
+        }
+      } else if (a == "--random-shapes") {
+        random_shapes = std::stoi(value());
+        if (random_shapes < 0) return usage("--random-shapes must be >= 0");
+      } else if (a == "--random-align") {
+        random_align = std::stoll(value());
+        if (random_align < 1) return usage("--random-align must be >= 1");
+      } else if (a == "--warmup-s") {
+        warmup_s = std::stod(value());
+        if (!(warmup_s >= 0)) return usage("--warmup-s must be >= 0");
+      } else if (a == "--trace") {
+        trace_path = value();
       }
       else if (a == "--only") {
         only.clear();
@@ -124,7 +166,19 @@ int main(int argc, char** argv) {
     run.extra["gemm_shape_seed"] = std::to_string(shape_seed);
     const double budget_s = budget_ms > 0 ? budget_ms * 1e-3 : quick ? 0.012 : TimingPlan{}.budget_s;
     run.extra["timed_ms_per_measurement"] = std::to_string(budget_s * 1e3);
-    run.extra["timing"] = "repetitions queued behind a blocking kernel";
+    run.extra["timing"] = sustained ? "sustained: back to back after a time-based warm-up, graphs, filler GEMMs between "
+                                      "measurements"
+                                    : "burst: repetitions queued behind a blocking kernel";
+    run.extra["clocks"] = sustained ? "sustained" : "burst";
+    if (random_shapes >= 0) run.extra["gemm_random_shapes"] = std::to_string(random_shapes);
+    if (random_align > 0) run.extra["gemm_random_align"] = std::to_string(random_align);
+    std::string layout_list;
+    for (const auto& l : layouts) layout_list += (layout_list.empty() ? "" : ",") + l;
+    run.extra["gemm_layouts_bf16"] = layout_list;
+    if (nvml.available()) {
+      run.extra["power_limit_w"] = std::to_string(nvml.enforced_power_limit_watts());
+      run.extra["nvml_power"] = nvml.has_instant_power() ? "instant (field 186)" : "1 s average";
+    }
     run.extra["l2_bytes"] = std::to_string(prop.l2CacheSize);
     run.extra["compute_capability"] = std::to_string(prop.major) + "." + std::to_string(prop.minor);
     if (!nvml.available()) run.extra["nvml"] = "unavailable: " + nvml.why_unavailable();
@@ -145,6 +199,22 @@ int main(int argc, char** argv) {
     ctx.quick = quick;
     ctx.shape_seed = shape_seed;
     ctx.plan.budget_s = budget_s;
+    ctx.sustained = sustained;
+    ctx.gemm_layouts = layouts;
+    ctx.random_shapes = random_shapes;
+    ctx.random_align = random_align;
+    const NvmlSampler sampler(nvml, std::chrono::milliseconds(5));
+    ctx.sampler = &sampler;
+    std::unique_ptr<BusyGemm> filler;
+    if (sustained) {
+      // Short repetitions, a settle time of the kernel's own, ~5 ms of filler GEMMs after each measurement.
+      ctx.plan.min_reps = 3;
+      ctx.plan.max_reps = 10;
+      ctx.plan.target_rep_s = 2e-3;
+      ctx.plan.settle_s = 0.010;
+      filler = std::make_unique<BusyGemm>(ctx.stream);
+      ctx.filler = [&filler] { filler->enqueue(3); };
+    }
     std::size_t written = 0;
     ctx.emit = [&](const CalibrationSample& s) {
       write_sample(out, s);
@@ -153,13 +223,24 @@ int main(int argc, char** argv) {
       ++written;
     };
 
-    if (only.count("power")) {
+    if (sustained) {
+      const double took = warm_up(ctx, sampler, warmup_s, warmup_s + 40.0);
+      std::fprintf(stderr, "clustersim-calibrate: warm-up took %.0f s\n", took);
+      if (only.count("power") && sampler.active()) run_power_mix(ctx, sampler);
+    } else if (only.count("power")) {
       if (nvml.available()) run_power_sweep(ctx, nvml);
       else std::fprintf(stderr, "power: skipped (%s)\n", nvml.why_unavailable().c_str());
     }
     if (only.count("gemm")) run_gemm_sweep(ctx);
     if (only.count("memory")) run_memory_sweep(ctx);
     if (only.count("nccl")) run_nccl_sweep(ctx, gpus);
+    CS_CUDA(cudaStreamSynchronize(ctx.stream));
+    filler.reset();
+    if (!trace_path.empty()) {
+      std::ofstream trace(trace_path);
+      sampler.write_trace(trace, ctx.start, 0.1);
+      if (!trace) throw std::runtime_error("write to " + trace_path + " failed");
+    }
     CS_CUDA(cudaStreamDestroy(ctx.stream));
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx.start).count();
     std::fprintf(stderr, "clustersim-calibrate: %zu samples written to %s in %.0f s\n", written, out_path.c_str(), el);

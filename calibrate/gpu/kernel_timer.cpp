@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -86,6 +87,7 @@ Timing summarize(std::vector<double> v) {
 }
 
 Timing time_kernel(cudaStream_t stream, const std::function<void(int)>& launch, const TimingPlan& plan) {
+  const auto from = std::chrono::steady_clock::now();
   int i = 0;
   for (int w = 0; w < plan.warmup; ++w) launch(i++);
   CS_CUDA(cudaStreamSynchronize(stream));
@@ -126,7 +128,106 @@ Timing time_kernel(cudaStream_t stream, const std::function<void(int)>& launch, 
       throw std::runtime_error("the stream block timed out with a single launch queued");
     }
   }
-  return summarize(std::move(per_launch));
+  Timing t = summarize(std::move(per_launch));
+  t.from = from;
+  t.to = std::chrono::steady_clock::now();
+  t.clocks = "burst";
+  return t;
+}
+
+namespace {
+
+// `inner` launches captured once as a CUDA graph; empty when the launches cannot be captured (then they are
+// issued directly).
+class LaunchGraph {
+ public:
+  LaunchGraph(cudaStream_t stream, const std::function<void(int)>& launch, int inner, int& i) {
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    bool ok = true;
+    try {
+      for (int j = 0; j < inner; ++j) launch(i++);
+    } catch (const std::exception&) {
+      ok = false;
+    }
+    cudaGraph_t g = nullptr;
+    const cudaError_t end = cudaStreamEndCapture(stream, &g);
+    if (ok && end == cudaSuccess && g != nullptr && cudaGraphInstantiate(&exec_, g, 0) == cudaSuccess) {
+      cudaGraphDestroy(g);
+      return;
+    }
+    if (g != nullptr) cudaGraphDestroy(g);
+    exec_ = nullptr;
+    (void)cudaGetLastError();
+  }
+  ~LaunchGraph() {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+  }
+  LaunchGraph(const LaunchGraph&) = delete;
+  LaunchGraph& operator=(const LaunchGraph&) = delete;
+  [[nodiscard]] bool ok() const noexcept { return exec_ != nullptr; }
+  void launch(cudaStream_t stream) const { CS_CUDA(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
+};
+
+}  // namespace
+
+Timing time_kernel_sustained(cudaStream_t stream, const std::function<void(int)>& launch, const TimingPlan& plan,
+                             const std::function<void()>& filler) {
+  // Probe: three launches back to back behind whatever is queued (the GPU is kept busy, so no idle gap).
+  int i = 0;
+  EventPair probe;
+  launch(i++);
+  CS_CUDA(cudaEventRecord(probe.start, stream));
+  for (int j = 0; j < 3; ++j) launch(i++);
+  CS_CUDA(cudaEventRecord(probe.stop, stream));
+  if (filler) filler();  // the GPU works on these while the host captures the graph
+  CS_CUDA(cudaEventSynchronize(probe.stop));
+  const double t1 = std::max(probe.seconds() / 3, 1e-7);
+
+  const int inner = std::clamp(static_cast<int>(std::ceil(plan.target_rep_s / t1)), 1, plan.max_inner);
+  const double rep_s = t1 * inner;
+  const int reps = std::clamp(static_cast<int>(plan.budget_s / rep_s), plan.min_reps, plan.max_reps);
+  const int settle = std::max(1, static_cast<int>(std::ceil(plan.settle_s / rep_s)));
+  const LaunchGraph graph(stream, launch, inner, i);
+  const auto repetition = [&] {
+    if (graph.ok()) {
+      graph.launch(stream);
+    } else {
+      for (int j = 0; j < inner; ++j) launch(i++);
+    }
+  };
+  for (int r = 0; r < settle; ++r) repetition();
+  std::vector<cudaEvent_t> marks(static_cast<std::size_t>(reps) + 1);
+  for (auto& e : marks) CS_CUDA(cudaEventCreate(&e));
+  for (int r = 0; r < reps; ++r) {
+    CS_CUDA(cudaEventRecord(marks[static_cast<std::size_t>(r)], stream));
+    repetition();
+  }
+  CS_CUDA(cudaEventRecord(marks.back(), stream));
+  if (filler) filler();
+  Timing t;
+  CS_CUDA(cudaEventSynchronize(marks.front()));
+  t.from = std::chrono::steady_clock::now();
+  CS_CUDA(cudaEventSynchronize(marks.back()));
+  t.to = std::chrono::steady_clock::now();
+  std::vector<double> per_launch;
+  for (std::size_t r = 0; r + 1 < marks.size(); ++r) {
+    float ms = 0;
+    CS_CUDA(cudaEventElapsedTime(&ms, marks[r], marks[r + 1]));
+    per_launch.push_back(static_cast<double>(ms) * 1e-3 / inner);
+  }
+  for (auto& e : marks) cudaEventDestroy(e);
+  const auto from = t.from, to = t.to;
+  t = summarize(std::move(per_launch));
+  t.from = from;
+  t.to = to;
+  t.clocks = "sustained";
+  return t;
 }
 
 }  // namespace cs::calib

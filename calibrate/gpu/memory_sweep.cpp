@@ -78,7 +78,7 @@ void run_memory_sweep(const GpuContext& ctx) {
           else CS_CUDA(kernels::softmax(y, x, rows, kCols, ctx.stream));
         }
       };
-      const Timing t = time_kernel(ctx.stream, launch, ctx.plan);
+      const Timing t = ctx.time(launch);
       emit(ctx, op.name, row_op ? "bf16" : "fp32", moved, t);
       char line[128];
       std::snprintf(line, sizeof line, "%s %.1f MiB  %.2f us  %.0f GB/s", op.name, moved / 1048576.0,
@@ -100,7 +100,7 @@ void run_memory_sweep(const GpuContext& ctx) {
         if (h2d) CS_CUDA(cudaMemcpyAsync(arena, host, b, cudaMemcpyHostToDevice, ctx.stream));
         else CS_CUDA(cudaMemcpyAsync(host, arena, b, cudaMemcpyDeviceToHost, ctx.stream));
       };
-      const Timing t = time_kernel(ctx.stream, launch, copy_plan);
+      const Timing t = ctx.time(launch, copy_plan);
       emit(ctx, h2d ? "h2d" : "d2h", "none", static_cast<double>(b), t);
     }
     ctx.progress("memory", total, total, std::string(h2d ? "h2d" : "d2h") + " copies done");

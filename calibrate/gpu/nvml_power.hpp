@@ -23,12 +23,24 @@ class Nvml {
   [[nodiscard]] unsigned current_clock_mhz(bool memory) const;
   /// Board power in watts (NVML averages it over about a second on recent GPUs).
   [[nodiscard]] double power_watts() const;
+  /// Instantaneous board power (NVML field 186, NVML_FI_DEV_POWER_INSTANT); the 1 s average where the driver
+  /// lacks the field.
+  [[nodiscard]] double instant_power_watts() const;
+  [[nodiscard]] bool has_instant_power() const noexcept { return instant_ok_; }
+  /// GPU die temperature in degrees Celsius.
+  [[nodiscard]] double temperature_c() const;
+  /// Why the clocks are below their maximum now (NVML clock-event reasons bitmask; 0x4: software power cap,
+  /// 0x20/0x40: thermal slowdown, 0x80: power brake); 0 where the driver does not say.
+  [[nodiscard]] unsigned long long clock_event_reasons() const;
+  /// The board power limit the driver enforces (read only: the calibrator never changes it).
+  [[nodiscard]] double enforced_power_limit_watts() const;
 
  private:
   struct Api;
   std::unique_ptr<Api> api_;
   void* lib_ = nullptr;
   void* device_ = nullptr;
+  bool instant_ok_ = false;
   std::string why_;
 };
 

@@ -24,7 +24,10 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-COLUMNS = "kind,op,dtype,m,n,k,batch,heads,seq,head_dim,bytes,ranks,algo,median_s,p10_s,p90_s,reps,watts"
+from nvml_window import NvmlWindow
+
+COLUMNS = ("kind,op,dtype,m,n,k,batch,heads,seq,head_dim,bytes,ranks,algo,median_s,p10_s,p90_s,reps,watts,"
+           "layout,clocks,sm_mhz,temp_c,throttle")
 
 
 def quantile(v, q):
@@ -81,9 +84,12 @@ def time_launches(fn, budget_s, target_rep_s=1e-3, warmup=3, min_reps=5, max_rep
             fn(i)
             i += 1
         e.record()
+    ev[0][0].synchronize()
+    t0 = time.monotonic()
     torch.cuda.synchronize()
+    t1 = time.monotonic()
     per = [s.elapsed_time(e) * 1e-3 / inner for s, e in ev]
-    return quantile(per, 0.5), quantile(per, 0.1), quantile(per, 0.9), len(per)
+    return quantile(per, 0.5), quantile(per, 0.1), quantile(per, 0.9), len(per), t0, t1
 
 
 def main():
@@ -101,8 +107,9 @@ def main():
     budget = 0.012 if args.quick else 0.03
     start = time.time()
     shapes = grid(args.quick)
+    nvml = NvmlWindow()
     with open(args.out, "w") as out:
-        out.write("# clustersim calibration samples v1\n")
+        out.write("# clustersim calibration samples v2\n")
         out.write(f"# gpu: {props.name}\n# sm_count: {props.multi_processor_count}\n")
         out.write(f"# memory_bytes: {props.total_memory}\n# host: {socket.gethostname()}\n")
         out.write(f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
@@ -135,9 +142,11 @@ def main():
                                 j = i % sets
                                 torch.autograd.grad(outs[j], (qs[3 * j], qs[3 * j + 1], qs[3 * j + 2]), grads[j],
                                                     retain_graph=True)
-                        med, p10, p90, reps = time_launches(fn, budget)
+                        med, p10, p90, reps, t0, t1 = time_launches(fn, budget)
+                    mhz, watts, temp, reasons = nvml.window(t0, t1)
                     out.write(f"attention,{direction},{dtype_name},0,0,0,{b},{h},{s},{d},0,1,{args.backend},"
-                              f"{med:.9g},{p10:.9g},{p90:.9g},{reps},0\n")
+                              f"{med:.9g},{p10:.9g},{p90:.9g},{reps},{watts:.1f},,,{mhz:.0f},{temp:.0f},"
+                              f"{reasons}\n")
                     out.flush()
                     fl = 4.0 * b * h * s * s * d / 2 * (2.5 if direction == "bwd" else 1.0)
                     if n % 10 == 0 or direction == "bwd" and n == len(shapes):
@@ -146,6 +155,7 @@ def main():
                               file=sys.stderr, flush=True)
                 del qs
                 outs = grads = None
+    nvml.close()
     print(f"attention_bench: done in {time.time() - start:.0f} s", file=sys.stderr)
 
 

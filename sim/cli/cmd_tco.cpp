@@ -3,6 +3,8 @@
 #include <iostream>
 #include <memory>
 
+#include "sim/core/error.hpp"
+
 #include "sim/facility/tco_report.hpp"
 #include "sim/scenario/facility_link.hpp"
 #include "sim/scenario/runner.hpp"
@@ -28,8 +30,18 @@ void register_tco_command(CLI::App& app) {
     // Everything is loaded, checked and computed before anything is printed.
     Scenario sc = load_scenario(args->scenario, args->profile);
     sc.pricebook = args->pricebook;
+    if (!sc.pricebook.empty()) check_price_references(sc);
     require_token_budget(sc);
     const RunResult r = run_scenario(sc);
+    if (!r.tco) {
+      // run_scenario keeps the performance result when the cluster cannot be priced, with the reason as a
+      // warning; this command exists to price it, so that is bad input here.
+      std::string why = "the cluster cannot be priced";
+      for (const auto& w : r.warnings) {
+        if (w.rfind("no power or cost report: ", 0) == 0) why = w.substr(25);
+      }
+      throw InputError({sc.file, 0, 0}, "facility", why);
+    }
     std::cout << (args->csv ? tco_csv(*r.tco) : tco_table(*r.tco));
   });
 }

@@ -8,20 +8,23 @@
 #include "sim/cli/cmd_collective.hpp"
 #include "sim/cli/cmd_cost.hpp"
 #include "sim/cli/cmd_run.hpp"
+#include "sim/cli/cmd_schema.hpp"
 #include "sim/cli/cmd_tco.hpp"
 #include "sim/cli/cmd_validate.hpp"
 #include "sim/cli/exit_codes.hpp"
+#include "sim/api/clustersim.hpp"
 #include "sim/core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"clustersim: simulate LLM training on a GPU cluster and report step time, MFU, memory, power and cost"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "clustersim 0.1.0");
+  app.set_version_flag("--version", "clustersim " + cs::api::version());
   cs::cli::register_run_command(app);
   cs::cli::register_validate_command(app);
   cs::cli::register_tco_command(app);
   cs::cli::register_cost_command(app);
   cs::cli::register_collective_command(app);
+  cs::cli::register_schema_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -9,3 +9,26 @@ Flops AttentionShape::flops() const noexcept {
 }
 
 }  // namespace cs
+
+namespace cs {
+
+std::string_view to_string(GemmLayout l) noexcept {
+  switch (l) {
+    case GemmLayout::tn: return "tn";
+    case GemmLayout::nn: return "nn";
+    case GemmLayout::nt: return "nt";
+  }
+  return "tn";
+}
+
+bool parse_gemm_layout(std::string_view s, GemmLayout& out) noexcept {
+  for (const GemmLayout l : {GemmLayout::tn, GemmLayout::nn, GemmLayout::nt}) {
+    if (s == to_string(l)) {
+      out = l;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace cs

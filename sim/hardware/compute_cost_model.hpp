@@ -5,17 +5,39 @@
 
 #include <cstdint>
 #include <string>
+#include <span>
+#include <string_view>
 
 #include "sim/core/units.hpp"
 #include "sim/hardware/dtype.hpp"
+#include "sim/hardware/power_cap_model.hpp"
 
 namespace cs {
+
+/// Which of a linear layer's three GEMMs this is, named by the cuBLAS (column-major) call PyTorch makes
+/// for it: tn the forward y = x W^T, nn the input gradient dX = dY W, nt the weight gradient dW = dY^T X.
+/// On an H200 the same sizes run at different speeds in the three (docs/calibration.md); fp8 GEMMs run TN
+/// only on Hopper (Transformer Engine transposes the operands first), so they are priced as TN.
+enum class GemmLayout { tn, nn, nt };
+
+[[nodiscard]] std::string_view to_string(GemmLayout l) noexcept;
+/// Parses "tn", "nn", "nt"; returns false for anything else.
+[[nodiscard]] bool parse_gemm_layout(std::string_view s, GemmLayout& out) noexcept;
 
 /// C[m,n] = A[m,k] * B[k,n], `batch` times (a batched GEMM counts batch * 2mnk FLOP).
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   DType dtype = DType::bf16;
   std::int64_t batch = 1;
+  GemmLayout layout = GemmLayout::tn;
+  /// The shape of a cuBLAS call of `layout` with column-major sizes (m, n, k), as the calibrator and
+  /// PyTorch's check set record them, in this struct's terms: the workload's input gradient (m tokens,
+  /// n = in features, k = out features) is cuBLAS's NN call with m and n swapped; TN (symmetric in m and n)
+  /// and NT map as they are.
+  [[nodiscard]] static GemmShape from_cublas(std::int64_t m, std::int64_t n, std::int64_t k, DType t, GemmLayout l,
+                                             std::int64_t batch = 1) noexcept {
+    return l == GemmLayout::nn ? GemmShape{n, m, k, t, batch, l} : GemmShape{m, n, k, t, batch, l};
+  }
   [[nodiscard]] Flops flops() const noexcept {
     return Flops{2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
                  static_cast<double>(batch)};
@@ -39,6 +61,10 @@ struct Provenance {
   std::string description;  ///< datasheet reference, or GPU/driver/CUDA/date of the calibration
 };
 
+/// Answers, per kernel, how long it takes. Models with a power-cap model (power_cap_model.hpp) price each
+/// kernel run back to back on its own at the clock the board's power limit holds it to; a mix of kernels
+/// (a layer's forward, say) runs at the clock its mixed power allows, which `*_load` and `sustained_clock`
+/// let the replay find. Models without one run at a fixed clock: loads with no clock dependence, clock 1.
 class ComputeCostModel {
  public:
   virtual ~ComputeCostModel() = default;
@@ -46,6 +72,13 @@ class ComputeCostModel {
   [[nodiscard]] virtual Time attention(const AttentionShape& s) const = 0;
   /// A bandwidth-bound kernel that reads and writes `bytes` in total (norms, activations, optimizer, casts).
   [[nodiscard]] virtual Time memory_bound(Bytes bytes) const = 0;
+  [[nodiscard]] virtual KernelLoad gemm_load(const GemmShape& s) const { return {gemm(s), 0.0, Watts{0.0}}; }
+  [[nodiscard]] virtual KernelLoad attention_load(const AttentionShape& s) const {
+    return {attention(s), 0.0, Watts{0.0}};
+  }
+  [[nodiscard]] virtual KernelLoad memory_load(Bytes bytes) const { return {memory_bound(bytes), 0.0, Watts{0.0}}; }
+  /// The clock, as a fraction of the highest, at which `loads` run back to back.
+  [[nodiscard]] virtual double sustained_clock(std::span<const KernelLoad> /*loads*/) const { return 1.0; }
   [[nodiscard]] virtual const Provenance& provenance() const = 0;
 };
 

@@ -6,6 +6,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/hardware/fitted_cost_model.hpp"
+#include "sim/hardware/profile_params.hpp"
 #include "sim/hardware/roofline_cost_model.hpp"
 #include "sim/input/input_node.hpp"
 
@@ -21,64 +22,8 @@ FlopRate GpuSpec::peak_for(DType t) const {
 
 DeviceProfile load_device_profile(const std::string& path) {
   const InputNode root = InputNode::load_file(path);
-  const int version = root.get<int>("format_version");
-  root.at("format_version")
-      .require(version == 1 || version == 2,
-               "unsupported profile format_version " + std::to_string(version) + " (this build reads 1 and 2)");
   DeviceProfile p;
-  p.provenance.profile = root.get<std::string>("name");
-  p.provenance.kind = root.get<std::string>("source");
-  root.at("source").require(p.provenance.kind == "datasheet" || p.provenance.kind == "measured",
-                            "must be \"datasheet\" or \"measured\"");
-  p.provenance.description = root.get<std::string>("source_ref");
-
-  const InputNode gpu = root.at("gpu");
-  p.gpu.name = gpu.get<std::string>("name");
-  p.gpu.sm_count = gpu.get<int>("sm_count");
-  gpu.at("sm_count").require(p.gpu.sm_count > 0, "must be positive");
-  p.gpu.memory = gpu.get<Bytes>("memory");
-  p.gpu.memory_bandwidth = gpu.get<Bandwidth>("memory_bandwidth");
-  gpu.at("memory_bandwidth").require(p.gpu.memory_bandwidth.value() > 0, "must be positive");
-  p.gpu.tdp = gpu.get<Watts>("tdp");
-  p.gpu.idle_power = gpu.get<Watts>("idle_power");
-  const InputNode peak = gpu.at("peak");
-  for (const DType t : {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8}) {
-    if (auto v = peak.find(to_string(t))) {
-      const FlopRate r = v->as<FlopRate>();
-      v->require(r.value() > 0, "must be positive");
-      p.gpu.peak[t] = r;
-    }
-  }
-  peak.finish();
-  peak.require(p.gpu.peak.count(DType::bf16) == 1, "a bf16 peak is required");
-  gpu.finish();
-
-  if (auto g = root.find("gemm")) {
-    p.gemm.max_efficiency = g->get_or<double>("max_efficiency", p.gemm.max_efficiency);
-    if (auto by = g->find("max_efficiency_by_dtype")) {
-      for (const DType t : {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8}) {
-        if (auto v = by->find(to_string(t))) {
-          const double e = v->as<double>();
-          v->require(e > 0 && e <= 1, "must lie in (0, 1]");
-          p.gemm.max_efficiency_by_dtype[t] = e;
-        }
-      }
-      by->finish();
-    }
-    p.gemm.tile_m = g->get_or<int>("tile_m", p.gemm.tile_m);
-    p.gemm.tile_n = g->get_or<int>("tile_n", p.gemm.tile_n);
-    p.gemm.k_half = g->get_or<double>("k_half", p.gemm.k_half);
-    p.gemm.launch = g->get_or<Time>("launch", p.gemm.launch);
-    g->require(p.gemm.max_efficiency > 0 && p.gemm.max_efficiency <= 1, "max_efficiency must lie in (0, 1]");
-    g->require(p.gemm.tile_m > 0 && p.gemm.tile_n > 0 && p.gemm.k_half >= 0, "tiles must be positive");
-    g->finish();
-  }
-  p.attention_efficiency = root.get_or<double>("attention_efficiency", p.attention_efficiency);
-  p.memory_efficiency = root.get_or<double>("memory_efficiency", p.memory_efficiency);
-  p.kernel_overhead = root.get_or<Time>("kernel_overhead", p.kernel_overhead);
-  root.require(p.attention_efficiency > 0 && p.attention_efficiency <= 1 && p.memory_efficiency > 0 &&
-                   p.memory_efficiency <= 1,
-               "efficiencies must lie in (0, 1]");
+  profile_params().read(root, p);
   p.fits = parse_measured_fits(root);
   if (p.provenance.kind == "datasheet") {
     root.require(p.fits.empty(), "a datasheet profile cannot carry measured sections (set source: measured)");
@@ -103,13 +48,16 @@ DeviceProfile load_device_profile(const std::string& path) {
     from->require(donor.gpu.sm_count == p.gpu.sm_count && donor.gpu.peak == p.gpu.peak,
                   "profile \"" + donor.provenance.profile + "\" is a different compute die (SM count or peaks differ)");
     p.fits.gemm = donor.fits.gemm;
+    p.fits.gemm_layouts = donor.fits.gemm_layouts;
+    // The donor's fits are at its highest clock; its power-cap model (same die, same 700 W limit) prices them
+    // at sustained clocks, as on the donor.
+    p.fits.power_cap = donor.fits.power_cap;
     p.fits.attention_fwd = donor.fits.attention_fwd;
     p.fits.attention_bwd = donor.fits.attention_bwd;
     p.provenance.kind = "datasheet+measured";
     p.provenance.description += "; GEMM and attention fits measured on " + donor.gpu.name + " (profile " +
                                 donor.provenance.profile + ", same compute die)";
   }
-  root.finish();
   return p;
 }
 
@@ -132,9 +80,9 @@ DeviceProfile find_device_profile(const std::string& name_or_path) {
   throw InputError({}, "", "unknown device profile \"" + name_or_path + "\" (shipped: " + known + ")");
 }
 
-std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile) {
+std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile, std::optional<Watts> power_cap) {
   if (!profile.fits.gemm.empty() || !profile.fits.attention_fwd.empty() || profile.fits.memory) {
-    return std::make_unique<FittedCostModel>(profile);
+    return std::make_unique<FittedCostModel>(profile, power_cap);
   }
   return std::make_unique<RooflineCostModel>(profile);
 }

@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,8 @@ void write_device_profile(std::ostream& out, const DeviceProfile& p);
 
 /// The cost model a profile describes: the fitted model (FittedCostModel) where the profile has measured
 /// fits, the analytic roofline (RooflineCostModel) otherwise.
-[[nodiscard]] std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile);
+/// `power_cap` (a user's lower board limit) applies where the profile has a power-cap model.
+[[nodiscard]] std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile,
+                                                                std::optional<Watts> power_cap = std::nullopt);
 
 }  // namespace cs

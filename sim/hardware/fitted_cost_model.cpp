@@ -1,22 +1,67 @@
 #include "sim/hardware/fitted_cost_model.hpp"
 
+#include <algorithm>
+
 namespace cs {
 
-Time FittedCostModel::gemm(const GemmShape& s) const {
+KernelLoad FittedCostModel::gemm_load(const GemmShape& s) const {
+  Time t;
+  const auto l =
+      s.layout == GemmLayout::tn ? p_.fits.gemm_layouts.end() : p_.fits.gemm_layouts.find({s.dtype, s.layout});
   const auto it = p_.fits.gemm.find(s.dtype);
-  if (it == p_.fits.gemm.end()) return fallback_.gemm(s);
-  return it->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
+  if (l != p_.fits.gemm_layouts.end())
+    t = l->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
+  else if (it != p_.fits.gemm.end())
+    t = it->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
+  else
+    return {fallback_.gemm(s), 0.0, Watts{0.0}};
+  const auto& pc = p_.fits.power_cap;
+  if (!pc || t <= Time::zero()) return {t, 0.0, Watts{0.0}};
+  // Dynamic power in proportion to the tensor-core rate at f_max (power_cap_model.hpp); a format the
+  // calibration did not measure draws what bf16 draws at the same share of its peak.
+  const auto tp = pc->tensor_power.count(s.dtype) ? pc->tensor_power.at(s.dtype) : pc->tensor_power.at(DType::bf16);
+  const double busy = s.flops().value() / t.seconds() / p_.gpu.peak_for(s.dtype).value();
+  return {t, pc->clock_bound, tp * busy};
 }
 
-Time FittedCostModel::attention(const AttentionShape& s) const {
+KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   // Flash attention runs in bf16/fp16 even in fp8 training recipes (as in RooflineCostModel).
   AttentionShape a = s;
   if (a.dtype == DType::fp8 || a.dtype == DType::fp32 || a.dtype == DType::tf32) a.dtype = DType::bf16;
   const auto& fits = a.backward ? p_.fits.attention_bwd : p_.fits.attention_fwd;
   const auto it = fits.find(a.dtype);
-  if (it == fits.end()) return fallback_.attention(s);
-  return it->second.time(a, p_.gpu.peak_for(DType::bf16));
+  if (it == fits.end()) return {fallback_.attention(s), 0.0, Watts{0.0}};
+  const FlopRate peak = p_.gpu.peak_for(DType::bf16);
+  const Time t = it->second.time(a, peak);
+  const auto& pc = p_.fits.power_cap;
+  if (!pc || t <= Time::zero() || !pc->tensor_power.count(DType::bf16)) return {t, 0.0, Watts{0.0}};
+  return {t, pc->clock_bound, pc->tensor_power.at(DType::bf16) * (a.flops().value() / t.seconds() / peak.value())};
 }
+
+KernelLoad FittedCostModel::memory_load(Bytes bytes) const {
+  const Time t = memory_bound(bytes);
+  const auto& pc = p_.fits.power_cap;
+  if (!pc || t <= Time::zero()) return {t, 0.0, Watts{0.0}};
+  return {t, 0.0, pc->memory_power * (bytes / t / p_.gpu.memory_bandwidth)};
+}
+
+double FittedCostModel::sustained_clock(std::span<const KernelLoad> loads) const {
+  const auto& pc = p_.fits.power_cap;
+  if (!pc) return 1.0;
+  return cap_ ? pc->sustained_clock(loads, *cap_) : pc->sustained_clock(loads);
+}
+
+Time FittedCostModel::alone(const KernelLoad& load) const {
+  const auto& pc = p_.fits.power_cap;
+  if (!pc) return load.at_max_clock;
+  // On a GPU kept busy (a training step, a benchmark loop): its own clock or the busy GPU's, the lower.
+  const double own = sustained_clock(std::span<const KernelLoad>(&load, 1));
+  return load.at(std::min(own, pc->busy_clock(cap_.value_or(pc->power_limit))));
+}
+
+Time FittedCostModel::gemm(const GemmShape& s) const { return alone(gemm_load(s)); }
+
+Time FittedCostModel::attention(const AttentionShape& s) const { return alone(attention_load(s)); }
 
 Time FittedCostModel::memory_bound(Bytes bytes) const {
   if (!p_.fits.memory) return fallback_.memory_bound(bytes);

@@ -4,6 +4,8 @@
 // measured profile answers everything a datasheet one does.
 #pragma once
 
+#include <optional>
+
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/hardware/roofline_cost_model.hpp"
@@ -12,15 +14,25 @@ namespace cs {
 
 class FittedCostModel final : public ComputeCostModel {
  public:
-  explicit FittedCostModel(DeviceProfile p) : p_(std::move(p)), fallback_(p_) {}
+  /// `power_cap`: a user's lower board limit (facility.power.gpu_power_cap); the board's own otherwise.
+  explicit FittedCostModel(DeviceProfile p, std::optional<Watts> power_cap = std::nullopt)
+      : p_(std::move(p)), fallback_(p_), cap_(power_cap) {}
+  /// GEMMs and attention of a profile with a power-cap model: the time back to back at the clock the limit
+  /// holds this kernel alone to; without one, the fitted time as measured.
   [[nodiscard]] Time gemm(const GemmShape& s) const override;
   [[nodiscard]] Time attention(const AttentionShape& s) const override;
   [[nodiscard]] Time memory_bound(Bytes bytes) const override;
+  [[nodiscard]] KernelLoad gemm_load(const GemmShape& s) const override;
+  [[nodiscard]] KernelLoad attention_load(const AttentionShape& s) const override;
+  [[nodiscard]] KernelLoad memory_load(Bytes bytes) const override;
+  [[nodiscard]] double sustained_clock(std::span<const KernelLoad> loads) const override;
   [[nodiscard]] const Provenance& provenance() const override { return p_.provenance; }
 
  private:
+  [[nodiscard]] Time alone(const KernelLoad& load) const;
   DeviceProfile p_;
   RooflineCostModel fallback_;
+  std::optional<Watts> cap_;
 };
 
 }  // namespace cs

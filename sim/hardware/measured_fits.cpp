@@ -29,7 +29,12 @@ std::vector<double> GemmFit::penalties(const GemmShape& s) {
     while (a < 16 && bytes % (2 * a) == 0) a *= 2;
     return a;
   };
-  const std::int64_t a = std::min(alignment(s.k * in), alignment(s.m * out));
+  std::int64_t a = 0;
+  switch (s.layout) {
+    case GemmLayout::tn: a = std::min(alignment(s.k * in), alignment(s.m * out)); break;
+    case GemmLayout::nn: a = std::min({alignment(s.n * in), alignment(s.k * in), alignment(s.n * out)}); break;
+    case GemmLayout::nt: a = std::min({alignment(s.m * in), alignment(s.n * in), alignment(s.m * out)}); break;
+  }
   return {a <= 2 ? 1.0 : 0.0, a == 4 || a == 8 ? 1.0 : 0.0};
 }
 
@@ -135,9 +140,7 @@ std::vector<std::string> keys_of(const InputNode& map, std::initializer_list<con
 MeasuredFits parse_measured_fits(const InputNode& root) {
   MeasuredFits f;
   const auto formats = {"fp32", "tf32", "bf16", "fp16", "fp8"};
-  if (auto g = root.find("gemm_fit")) {
-    for (const auto& key : keys_of(*g, formats)) {
-      const InputNode n = g->at(key);
+  const auto parse_gemm = [](const InputNode& n) {
       GemmFit fit;
       const auto tile = numbers(n.at("tile"));
       n.at("tile").require(tile.size() == 2 && tile[0] >= 0 && tile[1] >= 0, "needs [tile_m, tile_n] (0 0: none)");
@@ -155,7 +158,21 @@ MeasuredFits parse_measured_fits(const InputNode& root) {
         m->finish();
       }
       n.finish();
-      f.gemm[dtype_key(*g, key)] = fit;
+      return fit;
+  };
+  if (auto g = root.find("gemm_fit")) {
+    for (const auto& key : keys_of(*g, formats)) f.gemm[dtype_key(*g, key)] = parse_gemm(g->at(key));
+    g->finish();
+  }
+  if (auto g = root.find("gemm_layout_fit")) {
+    for (const auto& key : keys_of(*g, {"fp32_nn", "fp32_nt", "tf32_nn", "tf32_nt", "bf16_nn", "bf16_nt", "fp16_nn",
+                                        "fp16_nt"})) {
+      DType t{};
+      GemmLayout l{};
+      if (!parse_dtype(key.substr(0, key.size() - 3), t) || !parse_gemm_layout(key.substr(key.size() - 2), l)) {
+        g->at(key).fail("unknown format and layout \"" + key + "\"");
+      }
+      f.gemm_layouts[{t, l}] = parse_gemm(g->at(key));
     }
     g->finish();
   }
@@ -203,6 +220,34 @@ MeasuredFits parse_measured_fits(const InputNode& root) {
   if (auto p = root.find("measured_power")) {
     f.power = MeasuredPower{p->get<Watts>("idle"), p->get<Watts>("compute"), p->get<Watts>("memory")};
     p->finish();
+  }
+  if (auto c = root.find("power_cap_model")) {
+    PowerCapModel m;
+    m.max_clock_mhz = c->get<double>("max_clock_mhz");
+    m.min_clock_mhz = c->get<double>("min_clock_mhz");
+    c->at("min_clock_mhz").require(m.min_clock_mhz > 0 && m.min_clock_mhz < m.max_clock_mhz,
+                                   "must lie between 0 and max_clock_mhz");
+    m.clock_step_mhz = c->get<double>("clock_step_mhz");
+    c->at("clock_step_mhz").require(m.clock_step_mhz > 0, "must be positive");
+    m.clock_bound = c->get<double>("clock_bound");
+    c->at("clock_bound").require(m.clock_bound >= 0 && m.clock_bound <= 1, "must lie in 0..1");
+    m.power_exponent = c->get<double>("power_exponent");
+    c->at("power_exponent").require(m.power_exponent > 0 && m.power_exponent <= 6, "must lie in (0, 6]");
+    m.static_power = c->get<Watts>("static_power");
+    m.power_limit = c->get<Watts>("power_limit");
+    c->at("power_limit").require(m.power_limit > m.static_power, "must be above static_power");
+    m.held_fraction = c->get<double>("held_fraction");
+    c->at("held_fraction").require(m.held_fraction > 0.5 && m.held_fraction <= 1.1, "must lie in (0.5, 1.1]");
+    m.memory_power = c->get<Watts>("memory_power");
+    m.busy_power = c->get<Watts>("busy_power");
+    const InputNode t = c->at("tensor_power");
+    for (const auto& key : keys_of(t, formats)) {
+      m.tensor_power[dtype_key(t, key)] = t.get<Watts>(key);
+      t.at(key).require(t.get<Watts>(key).value() > 0, "must be positive");
+    }
+    t.finish();
+    c->finish();
+    f.power_cap = m;
   }
   if (auto c = root.find("calibration")) {
     CalibrationInfo i;
@@ -254,6 +299,9 @@ std::string watts(Watts w) {
   return s;
 }
 
+// Full precision, so a written profile reads back to the same clocks.
+std::string exact_watts(Watts w) { return g17(w.value()) + "W"; }
+
 void write_surface(std::ostream& out, const EfficiencySurface& s, const char* indent) {
   out << indent << "degree: " << s.degree << "\n"
       << indent << "log_min: " << list(s.log_min) << "\n"
@@ -286,17 +334,23 @@ std::string yaml_quoted(const std::string& v) {
 }
 
 void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
+  const auto write_gemm = [&](const std::string& key, const GemmFit& g) {
+    out << "  " << key << ":\n    tile: [" << g.tile_m << ", " << g.tile_n << "]\n    launch: " << ns(g.launch) << "\n";
+    write_surface(out, g.surface, "    ");
+    if (!g.misaligned_caps.empty()) out << "    misaligned_caps: " << list(g.misaligned_caps) << "\n";
+    if (!g.misaligned_surface.coefficients.empty()) {
+      out << "    misaligned_surface:\n";
+      write_surface(out, g.misaligned_surface, "      ");
+    }
+  };
   if (!f.gemm.empty()) {
     out << "gemm_fit:  # time = launch + waves-of-tiles time at peak / efficiency(m, n, k)\n";
-    for (const auto& [t, g] : f.gemm) {
-      out << "  " << to_string(t) << ":\n    tile: [" << g.tile_m << ", " << g.tile_n << "]\n    launch: " << ns(g.launch)
-          << "\n";
-      write_surface(out, g.surface, "    ");
-      if (!g.misaligned_caps.empty()) out << "    misaligned_caps: " << list(g.misaligned_caps) << "\n";
-      if (!g.misaligned_surface.coefficients.empty()) {
-        out << "    misaligned_surface:\n";
-        write_surface(out, g.misaligned_surface, "      ");
-      }
+    for (const auto& [t, g] : f.gemm) write_gemm(std::string(to_string(t)), g);
+  }
+  if (!f.gemm_layouts.empty()) {
+    out << "gemm_layout_fit:  # the same model for the NN (input-gradient) and NT (weight-gradient) layouts\n";
+    for (const auto& [key, g] : f.gemm_layouts) {
+      write_gemm(std::string(to_string(key.first)) + "_" + std::string(to_string(key.second)), g);
     }
   }
   for (const auto* dir : {&f.attention_fwd, &f.attention_bwd}) {
@@ -332,6 +386,23 @@ void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
   if (f.power) {
     out << "measured_power: {idle: " << watts(f.power->idle) << ", compute: " << watts(f.power->compute)
         << ", memory: " << watts(f.power->memory) << "}\n";
+  }
+  if (f.power_cap) {
+    const PowerCapModel& m = *f.power_cap;
+    out << "power_cap_model:  # t(f) = t_max (1 - clock_bound + clock_bound f_max / f); "
+           "P(f) = static + dynamic (f / f_max)^power_exponent\n"
+        << "  max_clock_mhz: " << g17(m.max_clock_mhz) << "\n  min_clock_mhz: " << g17(m.min_clock_mhz)
+        << "\n  clock_step_mhz: " << g17(m.clock_step_mhz) << "\n  clock_bound: " << g17(m.clock_bound)
+        << "\n  power_exponent: " << g17(m.power_exponent) << "\n  static_power: " << exact_watts(m.static_power)
+        << "\n  power_limit: " << exact_watts(m.power_limit) << "\n  held_fraction: " << g17(m.held_fraction)
+        << "\n  memory_power: " << exact_watts(m.memory_power) << "\n  busy_power: " << exact_watts(m.busy_power)
+        << "\n  tensor_power: {";
+    bool first = true;
+    for (const auto& [t, w] : m.tensor_power) {
+      out << (first ? "" : ", ") << to_string(t) << ": " << exact_watts(w);
+      first = false;
+    }
+    out << "}\n";
   }
   if (f.calibration) {
     const CalibrationInfo& i = *f.calibration;

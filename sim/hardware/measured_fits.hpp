@@ -13,6 +13,7 @@
 #include "sim/core/units.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/hardware/efficiency_surface.hpp"
+#include "sim/hardware/power_cap_model.hpp"
 
 namespace cs {
 
@@ -37,9 +38,10 @@ struct GemmFit {
   [[nodiscard]] Time time(const GemmShape& s, int sm_count, FlopRate peak) const;
   /// ideal (seconds) as defined above.
   [[nodiscard]] static double ideal_seconds(const GemmShape& s, int tile_m, int tile_n, int sm_count, FlopRate peak);
-  /// The alignment class of the TN layout's leading dimensions, k (A and B) and m (C), whose least-aligned
-  /// one sets the width of cuBLAS's loads: {1, 0} for 1- or 2-byte alignment, {0, 1} for 4 or 8 bytes,
-  /// {0, 0} when both are 16-byte aligned. (The H200 calibration shows bf16 GEMMs of >= 30 us at 45-120
+  /// The alignment class of the call's leading dimensions, whose least-aligned one sets the width of
+  /// cuBLAS's loads: {1, 0} for 1- or 2-byte alignment, {0, 1} for 4 or 8 bytes, {0, 0} when all are
+  /// 16-byte aligned. In GemmShape's terms the leading dimensions are k, k, m (A, B, C) for TN, n, k, n for
+  /// NN and m, n, m for NT. (The H200 calibration shows bf16 GEMMs of >= 30 us at 45-120
   /// TFLOP/s with 2-byte alignment and 110-230 TFLOP/s with 4- or 8-byte alignment, against ~820 aligned.)
   [[nodiscard]] static std::vector<double> penalties(const GemmShape& s);
 };
@@ -90,17 +92,23 @@ struct CalibrationInfo {
 [[nodiscard]] std::string yaml_quoted(const std::string& v);
 
 struct MeasuredFits {
-  std::map<DType, GemmFit> gemm;
+  std::map<DType, GemmFit> gemm;  ///< TN, and any layout without a fit of its own
+  /// NN and NT GEMMs where they were calibrated (profile key "bf16_nn", ...).
+  std::map<std::pair<DType, GemmLayout>, GemmFit> gemm_layouts;
   std::map<DType, AttentionFit> attention_fwd, attention_bwd;
   std::optional<LinearCost> memory;  ///< streaming kernels (copy, add): what memory_bound() uses
   std::map<std::string, LinearCost> memory_ops;
   std::vector<CollectiveFit> collectives;
   std::optional<MeasuredPower> power;
+  /// Present when the GEMM fits are at the highest clock and kernels are priced at the clock the power
+  /// limit holds them to (sustained calibrations): power_cap_model.hpp.
+  std::optional<PowerCapModel> power_cap;
   std::optional<CalibrationInfo> calibration;
 
   [[nodiscard]] bool empty() const noexcept {
-    return gemm.empty() && attention_fwd.empty() && attention_bwd.empty() && !memory && memory_ops.empty() &&
-           collectives.empty() && !power && !calibration;
+    return gemm.empty() && gemm_layouts.empty() && attention_fwd.empty() && attention_bwd.empty() && !memory && memory_ops.empty() &&
+           collectives.empty() && !power && !power_cap &&
+           !calibration;
   }
 };
 

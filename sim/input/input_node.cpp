@@ -64,6 +64,25 @@ InputNode InputNode::parse(const std::string& text, const std::string& name) {
   return n;
 }
 
+InputNode InputNode::parse_value(const std::string& text, const std::string& name, const std::string& path) {
+  check_text(text, name);
+  YAML::Node v;
+  try {
+    v = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw InputError({name, e.mark.line + 1, e.mark.column + 1}, path, "YAML syntax error: " + e.msg);
+  }
+  if (!v || v.IsNull()) throw InputError({name, 0, 0}, path, "no value given");
+  return InputNode(v, std::make_shared<const std::string>(name), path);
+}
+
+std::vector<std::string> InputNode::keys() const {
+  std::vector<std::string> out;
+  if (!node_.IsMap()) return out;
+  for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  return out;
+}
+
 std::string InputNode::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
@@ -105,12 +124,18 @@ void InputNode::finish() const {
 }
 
 void InputNode::allow_only(std::initializer_list<std::string_view> allowed) const {
+  allow_only(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void InputNode::allow_only(const std::vector<std::string>& allowed) const {
   if (!node_.IsMap()) fail("expected a mapping, got " + describe(node_));
   for (const auto& kv : node_) {
     const std::string key = kv.first.as<std::string>();
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    std::vector<std::string> sorted = allowed;
+    std::sort(sorted.begin(), sorted.end());
     std::string known;
-    for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + std::string(k);
+    for (const auto& k : sorted) known += (known.empty() ? "" : ", ") + k;
     const YAML::Mark m = kv.first.Mark();
     throw InputError({*file_, m.line + 1, m.column + 1}, child_path(key), "unknown key (expected one of: " + known + ")");
   }

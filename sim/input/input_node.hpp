@@ -24,6 +24,10 @@ class InputNode {
   [[nodiscard]] static InputNode load_file(const std::string& path);
   /// Parses YAML text; `name` stands in for the file name in messages.
   [[nodiscard]] static InputNode parse(const std::string& text, const std::string& name);
+  /// Parses one value (a scalar, a list or a mapping) typed outside a file: a form field, a sweep value, a
+  /// command-line setting. `name` stands in for the file, `path` is the key the value is for.
+  [[nodiscard]] static InputNode parse_value(const std::string& text, const std::string& name,
+                                             const std::string& path);
 
   // ---- Mappings ----
   /// The value under `key`; throws "missing key" when absent.
@@ -36,6 +40,7 @@ class InputNode {
   /// Throws InputError for the first key not in `allowed`. Call it before reading, so that a misspelt key
   /// is reported as unknown rather than as a missing one.
   void allow_only(std::initializer_list<std::string_view> allowed) const;
+  void allow_only(const std::vector<std::string>& allowed) const;
 
   /// Shorthands: the typed value under `key`, or `fallback` when the key is absent.
   template <class T>
@@ -58,6 +63,8 @@ class InputNode {
   [[nodiscard]] bool is_map() const { return node_.IsMap(); }
   [[nodiscard]] bool is_sequence() const { return node_.IsSequence(); }
   [[nodiscard]] bool is_scalar() const { return node_.IsScalar(); }
+  /// The keys of a mapping, in file order (empty for other nodes).
+  [[nodiscard]] std::vector<std::string> keys() const;
 
   /// Throws InputError at this node with `message`.
   [[noreturn]] void fail(const std::string& message) const;

@@ -27,12 +27,17 @@ std::vector<std::vector<int>> RankLayout::cp_groups(int s) const {
 }
 
 std::vector<std::vector<int>> RankLayout::ep_groups(int s) const {
+  // Megatron-Core's expert rank order within a stage: expert-TP fastest, then EP, then expert-DP, over the
+  // stage-local index i = t + tp*(c + cp*d) (MoE parallel folding: independent of the attention layout).
   std::vector<std::vector<int>> out;
-  const int width = p_.dp * p_.cp;  // ep consecutive (c, d) coordinates form one EP group
-  for (int t = 0; t < p_.tp; ++t) {
-    for (int base = 0; base + p_.ep <= width; base += p_.ep) {
+  const int width = p_.tp * p_.cp * p_.dp;
+  const int etp = p_.etp();
+  const int block = etp * p_.ep;
+  const int first = rank(0, 0, 0, s);
+  for (int base = 0; base + block <= width; base += block) {
+    for (int e = 0; e < etp; ++e) {
       std::vector<int> g;
-      for (int j = base; j < base + p_.ep; ++j) g.push_back(rank(t, j % p_.cp, j / p_.cp, s));
+      for (int j = 0; j < p_.ep; ++j) g.push_back(first + base + e + etp * j);
       out.push_back(std::move(g));
     }
   }

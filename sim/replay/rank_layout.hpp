@@ -18,7 +18,8 @@ class RankLayout {
   [[nodiscard]] std::vector<std::vector<int>> tp_groups(int s) const;
   /// Every CP group of stage `s`.
   [[nodiscard]] std::vector<std::vector<int>> cp_groups(int s) const;
-  /// Every EP group of stage `s`: ep consecutive data-parallel (x CP) ranks.
+  /// Every EP group of stage `s`: ep ranks expert_tp apart within blocks of expert_tp*ep consecutive
+  /// stage-local ranks (with expert_tp = tp: ep consecutive data-parallel (x CP) ranks of one TP coordinate).
   [[nodiscard]] std::vector<std::vector<int>> ep_groups(int s) const;
   /// Every gradient-reduction group of stage `s`: the DP x CP ranks sharing one TP coordinate.
   [[nodiscard]] std::vector<std::vector<int>> dp_groups(int s) const;

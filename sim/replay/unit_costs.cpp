@@ -22,18 +22,31 @@ UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
 UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
                             const CollectiveEstimate& estimate, const RankLayout& layout) const {
   UnitCost u;
+  // The unit's kernels run back to back at the clock their mixed power allows under the board's limit
+  // (ComputeCostModel::sustained_clock; 1 for models without a power-cap model).
+  std::vector<KernelLoad> loads(ops.size());
+  std::vector<KernelLoad> compute_loads;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    if (op.kind == OpKind::gemm) loads[i] = compute.gemm_load(op.gemm);
+    else if (op.kind == OpKind::attention) loads[i] = compute.attention_load(op.attention);
+    else if (op.kind == OpKind::memory) loads[i] = compute.memory_load(op.bytes);
+    else continue;
+    compute_loads.push_back(loads[i]);
+  }
+  const double clock = compute.sustained_clock(compute_loads);
   Time last_attention = Time::zero();
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     const Time before = u.compute;
     switch (op.kind) {
-      case OpKind::gemm: u.compute += compute.gemm(op.gemm); break;
+      case OpKind::gemm: u.compute += loads[i].at(clock); break;
       case OpKind::attention:
-        last_attention = compute.attention(op.attention);
+        last_attention = loads[i].at(clock);
         u.compute += last_attention;
         break;
       case OpKind::memory: {
-        const Time t = compute.memory_bound(op.bytes);
+        const Time t = loads[i].at(clock);
         u.compute += t;
         u.memory_kernels += t;
         break;
@@ -49,7 +62,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
           if (train_.overlap.tp_comm) {
             // Userbuffers-style overlap hides the collective behind the GEMM it feeds or follows.
             for (std::size_t j = i + 1; j < ops.size(); ++j) {
-              if (ops[j].kind == OpKind::gemm) { hidden = compute.gemm(ops[j].gemm); break; }
+              if (ops[j].kind == OpKind::gemm) { hidden = loads[j].at(clock); break; }
             }
           }
           // What the GEMM hides still costs it the SMs the collective runs on, for as long as they overlap.
@@ -137,7 +150,13 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     // Adam step over the GPU's optimizer shard: reads fp32 param, grad, m, v (16 B), writes param, m, v
     // (12 B) and the 16-bit working copy (2 B): 30 bytes per parameter.
     const double shard = p.zero_stage >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
-    optimizer_.push_back(compute.memory_bound(Bytes{stage_params / shard * 30.0}));
+    Time step_end = compute.memory_bound(Bytes{stage_params / shard * 30.0});
+    if (t.precision == DType::fp8 && !t.fp8_params) {
+      // Transformer Engine casts each weight to fp8 (and its transpose) once per step, on the first micro-batch,
+      // and reuses it for the rest: read 2 bytes, write 1 + 1, for every parameter the GPU holds.
+      step_end += compute.memory_bound(Bytes{stage_params * 4.0});
+    }
+    optimizer_.push_back(step_end);
   }
 }
 

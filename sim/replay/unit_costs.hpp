@@ -41,7 +41,8 @@ class UnitCosts {
   [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
   /// Parameters of one chunk on one GPU (before ZeRO sharding).
   [[nodiscard]] double chunk_params(int stage, int chunk) const { return params_[index(stage, chunk)]; }
-  /// The optimizer step of a stage (Adam over the GPU's shard of fp32 states).
+  /// The optimizer step of a stage (Adam over the GPU's shard of fp32 states), plus the once-per-step fp8 cast
+  /// of the weights under an fp8 recipe without fp8 parameters.
   [[nodiscard]] Time optimizer(int stage) const { return optimizer_[static_cast<std::size_t>(stage)]; }
   /// A bandwidth-bound kernel on this GPU (gradient compression passes).
   [[nodiscard]] Time memory_bound(Bytes b) const { return compute_.memory_bound(b); }

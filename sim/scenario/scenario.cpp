@@ -1,22 +1,37 @@
 #include "sim/scenario/scenario.hpp"
 
 #include "sim/input/input_node.hpp"
+#include "sim/scenario/scenario_params.hpp"
 
 namespace cs {
 
 namespace {
-constexpr int kFormatVersion = 1;
 
-/// Runs `f` (a profile or topology look-up), re-throwing its InputError at the scenario key `where`, with
-/// the referenced file's own location kept in the message.
+/// Runs `f` (a profile or topology look-up), re-throwing its InputError at the scenario key `ref` was written
+/// at, with the referenced file's own location kept in the message.
 template <class F>
-auto located(const InputNode& where, F&& f) {
+auto located(const FileRef& ref, F&& f) {
   try {
     return f();
   } catch (const InputError& e) {
-    where.fail(e.where().file.empty() ? e.message() : std::string("in ") + e.what());
+    throw InputError(ref.where, ref.key_path, e.where().file.empty() ? e.message() : std::string("in ") + e.what());
   }
 }
+
+}  // namespace
+
+void check_price_references(const Scenario& sc) {
+  PriceBook book = sc.pricebook.empty() ? PriceBook::load_default() : PriceBook::load(sc.pricebook);
+  const PriceChoice& p = sc.facility.prices;
+  for (const PriceRef* r : {&p.electricity, &p.colocation, &p.facility_build, &p.node_support, &p.staff, &p.rack,
+                            &p.optical_cable, &p.copper_cable, &p.node_transceiver, &p.switch_transceiver,
+                            &p.storage, &p.cloud_on_demand, &p.cloud_reserved}) {
+    if (!r->key_path.empty()) (void)book.at(*r);  // only ids the user wrote; the defaults are the shipped book's
+  }
+  book.apply_overrides(sc.facility.price_overrides);
+}
+
+namespace {
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
@@ -29,36 +44,24 @@ Scenario load_scenario_text(const std::string& yaml_text, const std::string& nam
 }
 
 Scenario load_scenario(const InputNode& root, const std::string& profile_override) {
-  const std::string& path = root.file();
-  root.allow_only({"format_version", "name", "description", "model", "cluster", "parallelism", "training",
-                  "network", "facility"});
+  ScenarioInput in;
+  scenario_params().read(root, in);
+
   Scenario sc;
-  sc.file = path;
-  const InputNode version = root.at("format_version");
-  version.require(version.as<int>() == kFormatVersion,
-                  "unsupported format_version " + version.as<std::string>() + " (this build reads " +
-                      std::to_string(kFormatVersion) + ")");
-  sc.name = root.get<std::string>("name");
-  sc.description = root.get_or<std::string>("description", "");
-
-  sc.model = parse_model_spec(root.at("model"));
-
-  const InputNode cluster = root.at("cluster");
-  sc.gpus = cluster.get<int>("gpus");
-  cluster.at("gpus").require(sc.gpus > 0, "must be a positive number of GPUs");
-  const InputNode topo = cluster.at("topology");
-  sc.topology = located(topo, [&] { return load_topology(topo.as<std::string>(), sc.gpus); });
-  const InputNode prof = cluster.at("profile");
-  sc.profile = located(prof, [&] {
-    return find_device_profile(profile_override.empty() ? prof.as<std::string>() : profile_override);
+  sc.file = root.file();
+  sc.name = in.name;
+  sc.description = in.description;
+  sc.model = in.model;
+  sc.gpus = in.gpus;
+  sc.plan = in.plan;
+  sc.training = in.training;
+  sc.network = in.network;
+  sc.facility = in.facility;
+  sc.topology = located(in.topology, [&] { return load_topology(in.topology.name, sc.gpus); });
+  sc.profile = located(in.profile, [&] {
+    return find_device_profile(profile_override.empty() ? in.profile.name : profile_override);
   });
-  cluster.finish();
-
-  sc.plan = parse_parallel_plan(root.at("parallelism"));
-  sc.training = parse_training_config(root.at("training"), sc.model);
-  if (auto n = root.find("network")) sc.network = parse_network_options(*n);
-  if (auto f = root.find("facility")) sc.facility = parse_facility_config(*f);
-  root.finish();
+  check_price_references(sc);
 
   check_plan(root.location(), sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
   if (sc.profile.gpu.peak.count(sc.training.precision) == 0) {

@@ -38,6 +38,10 @@ struct Scenario {
 /// file name in messages.
 [[nodiscard]] Scenario load_scenario_text(const std::string& yaml_text, const std::string& name,
                                           const std::string& profile_override = "");
+/// Every price-book id the facility section names must exist in the scenario's price book (`pricebook`, else
+/// the shipped one), and every override must fit its entry: a misspelt id is a located InputError, not a table
+/// of zero dollars later. load_scenario calls it; call it again after changing `pricebook`.
+void check_price_references(const Scenario& sc);
 /// The same for an already parsed document (reads every key of `root`, rejects unknown ones).
 [[nodiscard]] Scenario load_scenario(const InputNode& root, const std::string& profile_override = "");
 

@@ -18,6 +18,9 @@ std::optional<double> number(const std::string& s) {
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
+/// GPUs per node of every system a row maps to (DGX A100, DGX H100, DGX H200).
+constexpr int kNodeGpus = 8;
+
 }  // namespace
 
 const std::vector<std::string>& validation_columns() {
@@ -158,11 +161,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     assumptions.push_back("not interleaved (micro-batches not divisible by PP)");
   }
   try {
-    // A job smaller than one node (the row's gpus_per_node) runs on part of a single node.
-    const int per_node = static_cast<int>(num("gpus_per_node").value_or(0));
-    if (per_node > sc.gpus && per_node % sc.gpus == 0) {
-      sc.gpus = per_node;
-      assumptions.push_back("part of one " + std::to_string(per_node) + "-GPU node");
+    // A job smaller than one node runs on part of a single node of the simulated system, down to one GPU
+    // (a row's own gpus_per_node may be smaller than the DGX node it is simulated on: a 1-GPU workstation).
+    if (sc.gpus < kNodeGpus && kNodeGpus % sc.gpus == 0) {
+      sc.gpus = kNodeGpus;
+      assumptions.push_back("part of one " + std::to_string(kNodeGpus) + "-GPU node");
     }
     sc.topology = load_topology(topology, sc.gpus);
     sc.profile = find_device_profile(profile);
@@ -174,46 +177,64 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   return sc;
 }
 
+namespace {
+
+/// Fills `v` with the prediction of `row`; throws whatever planning or simulating the row throws.
+void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v) {
+  std::string skip;
+  const auto sc = scenario_from_row(t, row, skip, v.assumptions);
+  if (!sc) {
+    v.skipped = skip;
+    return;
+  }
+  const RunResult r = run_scenario(*sc);
+  if (v.quantity == "step_time_s") v.predicted = r.step.step_time.seconds();
+  else if (v.quantity == "tokens_per_s_per_gpu") v.predicted = r.tokens_per_s / r.gpus;
+  else {
+    // Sources that count recompute FLOPs (Narayanan et al. SC'21, BLOOM) are compared on hardware FLOPs.
+    const std::string notes = t.cell(row, "notes") + " " + t.cell(row, "act_recompute") + " " + v.source;
+    const bool hardware = contains(notes, "counts it") || contains(notes, "includes recompute") || contains(notes, "BLOOM") ||
+                          contains(notes, "HFU-like");
+    const Flops f = hardware ? r.step.hardware_flops : r.step.model_flops;
+    v.predicted = f.value() / r.step.step_time.seconds() / r.gpus / 1e12;
+    if (hardware) v.assumptions.push_back("hardware FLOPs (source counts recompute)");
+  }
+  if (!r.fits_in_memory) v.assumptions.push_back("predicted OUT OF MEMORY");
+}
+
+}  // namespace
+
+ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row) {
+  ValidationRow v;
+  v.id = t.cell(row, "row_id");
+  v.line = row.line;
+  v.source = t.cell(row, "source");
+  v.model = t.cell(row, "model");
+  v.gpus = static_cast<int>(number(t.cell(row, "gpu_count")).value_or(0));
+  if (auto s = number(t.cell(row, "meas_step_time_s"))) { v.quantity = "step_time_s"; v.measured = *s; }
+  else if (auto k = number(t.cell(row, "meas_tokens_per_s_per_gpu"))) { v.quantity = "tokens_per_s_per_gpu"; v.measured = *k; }
+  else if (auto f = number(t.cell(row, "meas_tflops_per_gpu"))) { v.quantity = "tflops_per_gpu"; v.measured = *f; }
+  else {
+    v.skipped = "measures only MFU (no step time, tokens/s or TFLOP/s to compare)";
+    return v;
+  }
+  try {
+    predict_into(t, row, v);
+  } catch (const InputError& e) {
+    v.skipped = e.message();  // a layout the planner rejects: the key and what is wrong, without the file prefix
+    if (!e.key_path().empty()) v.skipped = e.key_path() + ": " + *v.skipped;
+  } catch (const std::exception& e) {
+    v.skipped = std::string("could not be simulated: ") + e.what();
+  }
+  if (v.skipped) v.predicted = 0;
+  return v;
+}
+
 std::vector<ValidationRow> validate(const CsvTable& t) {
   t.require_columns(validation_columns());
   std::vector<ValidationRow> out;
-  for (const auto& row : t.rows()) {
-    ValidationRow v;
-    v.id = t.cell(row, "row_id");
-    v.line = row.line;
-    v.source = t.cell(row, "source");
-    v.model = t.cell(row, "model");
-    v.gpus = static_cast<int>(number(t.cell(row, "gpu_count")).value_or(0));
-    if (auto s = number(t.cell(row, "meas_step_time_s"))) { v.quantity = "step_time_s"; v.measured = *s; }
-    else if (auto k = number(t.cell(row, "meas_tokens_per_s_per_gpu"))) { v.quantity = "tokens_per_s_per_gpu"; v.measured = *k; }
-    else if (auto f = number(t.cell(row, "meas_tflops_per_gpu"))) { v.quantity = "tflops_per_gpu"; v.measured = *f; }
-    else {
-      v.skipped = "measures only MFU (no step time, tokens/s or TFLOP/s to compare)";
-      out.push_back(std::move(v));
-      continue;
-    }
-    std::string skip;
-    const auto sc = scenario_from_row(t, row, skip, v.assumptions);
-    if (!sc) {
-      v.skipped = skip;
-      out.push_back(std::move(v));
-      continue;
-    }
-    const RunResult r = run_scenario(*sc);
-    if (v.quantity == "step_time_s") v.predicted = r.step.step_time.seconds();
-    else if (v.quantity == "tokens_per_s_per_gpu") v.predicted = r.tokens_per_s / r.gpus;
-    else {
-      // Sources that count recompute FLOPs (Narayanan et al. SC'21, BLOOM) are compared on hardware FLOPs.
-      const std::string notes = t.cell(row, "notes") + " " + t.cell(row, "act_recompute") + " " + v.source;
-      const bool hardware = contains(notes, "counts it") || contains(notes, "includes recompute") || contains(notes, "BLOOM") ||
-                            contains(notes, "HFU-like");
-      const Flops f = hardware ? r.step.hardware_flops : r.step.model_flops;
-      v.predicted = f.value() / r.step.step_time.seconds() / r.gpus / 1e12;
-      if (hardware) v.assumptions.push_back("hardware FLOPs (source counts recompute)");
-    }
-    if (!r.fits_in_memory) v.assumptions.push_back("predicted OUT OF MEMORY");
-    out.push_back(std::move(v));
-  }
+  out.reserve(t.rows().size());
+  for (const auto& row : t.rows()) out.push_back(predict_row(t, row));
   return out;
 }
 

@@ -36,7 +36,11 @@ struct ValidationRow {
 /// returns the reason in `skip` when the row lacks what a prediction needs).
 [[nodiscard]] std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row& row,
                                                         std::string& skip, std::vector<std::string>& assumptions);
-/// Predicts every row of `t`.
+/// Predicts one row of `t`: a prediction, or in `skipped` the reason there is none (nothing to compare, a
+/// layout that cannot be planned, a value that makes no sense). Never throws for a problem of the row itself.
+[[nodiscard]] ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row);
+/// Predicts every row of `t`; a row that cannot be predicted is skipped with its reason, the rest still run.
+/// Throws InputError only when the file itself lacks the columns.
 [[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t);
 
 }  // namespace cs

@@ -13,15 +13,17 @@
 namespace cs {
 namespace {
 
-constexpr std::array<const char*, 18> kColumns{"kind",  "op",  "dtype",    "m",        "n",     "k",
-                                               "batch", "heads", "seq",    "head_dim", "bytes", "ranks",
-                                               "algo",  "median_s", "p10_s", "p90_s", "reps", "watts"};
+// Format v2 appends the last five columns; v1 files (18 columns) still read.
+constexpr std::array<const char*, 23> kColumns{
+    "kind", "op",       "dtype", "m",     "n",    "k",     "batch",  "heads",  "seq",    "head_dim", "bytes", "ranks",
+    "algo", "median_s", "p10_s", "p90_s", "reps", "watts", "layout", "clocks", "sm_mhz", "temp_c",   "throttle"};
+constexpr std::size_t kV1Columns = 18;
 
-std::string header_line() {
+std::string header_line(std::size_t columns = kColumns.size()) {
   std::string h;
-  for (const char* c : kColumns) {
+  for (std::size_t i = 0; i < columns; ++i) {
     if (!h.empty()) h += ',';
-    h += c;
+    h += kColumns[i];
   }
   return h;
 }
@@ -61,7 +63,7 @@ std::string trim(std::string s) {
 }  // namespace
 
 void write_samples_header(std::ostream& out, const CalibrationRun& r) {
-  out << "# clustersim calibration samples v1\n";
+  out << "# clustersim calibration samples v2\n";
   out << "# gpu: " << r.gpu_name << "\n# sm_count: " << r.sm_count << "\n# memory_bytes: " << num(r.memory_bytes)
       << "\n# sm_clock_mhz: " << r.sm_clock_mhz << "\n# mem_clock_mhz: " << r.mem_clock_mhz << "\n# driver: " << r.driver
       << "\n# cuda: " << r.cuda << "\n# cublas: " << r.cublas << "\n# nccl: " << r.nccl << "\n# host: " << r.host
@@ -74,7 +76,7 @@ void write_sample(std::ostream& out, const CalibrationSample& s) {
   out << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ','
       << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << num(s.bytes) << ',' << s.ranks << ',' << s.algo << ','
       << num(s.median_s) << ',' << num(s.p10_s) << ',' << num(s.p90_s) << ',' << s.reps << ',' << num(s.watts)
-      << '\n';
+      << ',' << s.layout << ',' << s.clocks << ',' << num(s.sm_mhz) << ',' << num(s.temp_c) << ',' << s.throttle << '\n';
 }
 
 SamplesFile read_samples(std::istream& in, const std::string& name) {
@@ -82,6 +84,7 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
   std::string line;
   int lineno = 0;
   bool saw_header = false;
+  std::size_t columns = kColumns.size();
   const auto fail = [&](int col, const std::string& msg) { throw InputError({name, lineno, col}, "", msg); };
   const auto set_if_empty = [](std::string& field, const std::string& v) {
     if (field.empty()) field = v;
@@ -114,14 +117,15 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
       }
       continue;
     }
-    if (line == header_line()) {
+    if (line == header_line() || line == header_line(kV1Columns)) {
       saw_header = true;
+      columns = line == header_line() ? kColumns.size() : kV1Columns;
       continue;
     }
     if (!saw_header) fail(1, "expected the column header \"" + header_line() + "\"");
     const auto cells = split(line);
-    if (cells.size() != kColumns.size()) {
-      fail(1, "expected " + std::to_string(kColumns.size()) + " columns, found " + std::to_string(cells.size()));
+    if (cells.size() != columns) {
+      fail(1, "expected " + std::to_string(columns) + " columns, found " + std::to_string(cells.size()));
     }
     std::size_t i = 0;
     int col = 1;
@@ -171,6 +175,20 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
     s.p90_s = real();
     s.reps = static_cast<int>(integer());
     s.watts = real();
+    if (columns > kV1Columns) {
+      s.layout = text();
+      s.clocks = text();
+      s.sm_mhz = real();
+      s.temp_c = real();
+      s.throttle = integer();
+    }
+    if (s.kind == "gemm" && s.layout.empty()) s.layout = "tn";  // v1 measured TN only
+    if (s.kind == "gemm" && s.layout != "tn" && s.layout != "nn" && s.layout != "nt") {
+      fail(19, "layout: \"" + s.layout + "\" is not tn, nn or nt");
+    }
+    if (s.clocks != "" && s.clocks != "burst" && s.clocks != "sustained") {
+      fail(20, "clocks: \"" + s.clocks + "\" is not burst or sustained");
+    }
     if (s.kind != "gemm" && s.kind != "attention" && s.kind != "memory" && s.kind != "collective" &&
         s.kind != "power") {
       fail(1, "unknown sample kind \"" + s.kind + "\"");

@@ -18,7 +18,13 @@ namespace cs {
 ///   kind "memory":     op copy/add/layernorm/rmsnorm/softmax/adam/h2d/d2h, bytes = bytes read + written
 ///   kind "collective": op all_reduce/all_gather/reduce_scatter/all_to_all/send_recv, bytes = buffer size
 ///                      per rank, ranks, algo (NCCL_ALGO, "auto" when unset)
-///   kind "power":      op idle/compute/memory, watts (median over the window), median_s = window length
+///   kind "power":      op idle/compute/memory, watts (median over the window), median_s = window length;
+///                      op mix_gemm/mix_copy (sustained runs): one point of the GEMM+copy duty-cycle sweep, m,n,k
+///                      the GEMM, bytes the copy's traffic per cycle, median_s the kernel's per-launch time
+///
+/// Columns added by format v2 (a v1 file reads with them empty or 0): the GEMM layout, whether the sample was
+/// timed at burst clocks (each repetition after an idle gap) or sustained ones (back to back after a warm-up),
+/// and the NVML SM clock, board power and temperature over the sample's timed window.
 struct CalibrationSample {
   std::string kind;
   std::string op;
@@ -32,7 +38,12 @@ struct CalibrationSample {
   double p10_s = 0.0;     ///< 10th and 90th percentiles: the spread kept beside the median
   double p90_s = 0.0;
   int reps = 0;
-  double watts = 0.0;
+  double watts = 0.0;     ///< board power: median over the timed window (0 when not recorded)
+  std::string layout;     ///< gemm: cuBLAS ops of A and B, "tn" (v1 files: always), "nn" or "nt"
+  std::string clocks;     ///< "burst", "sustained", or empty (not recorded)
+  double sm_mhz = 0.0;    ///< median NVML SM clock over the timed window (0: not recorded)
+  double temp_c = 0.0;    ///< highest GPU temperature over the timed window
+  std::int64_t throttle = 0;  ///< NVML clock-event reasons OR'ed over the timed window (0x4: software power cap)
 };
 
 /// Where and with what a calibration ran. Keys of the samples file header: gpu, sm_count, memory_bytes,

@@ -21,11 +21,21 @@ CREATE TABLE samples(
   dtype TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL, batch INTEGER NOT NULL,
   heads INTEGER NOT NULL, seq INTEGER NOT NULL, head_dim INTEGER NOT NULL, bytes REAL NOT NULL,
   ranks INTEGER NOT NULL, algo TEXT NOT NULL, median_s REAL NOT NULL, p10_s REAL NOT NULL, p90_s REAL NOT NULL,
-  reps INTEGER NOT NULL, watts REAL NOT NULL);
+  reps INTEGER NOT NULL, watts REAL NOT NULL, layout TEXT NOT NULL DEFAULT '', clocks TEXT NOT NULL DEFAULT '',
+  sm_mhz REAL NOT NULL DEFAULT 0, temp_c REAL NOT NULL DEFAULT 0, throttle INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX samples_by_run ON samples(run_id, kind);
 CREATE TABLE fits(
   id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), created_at TEXT NOT NULL,
   profile_name TEXT NOT NULL, model TEXT NOT NULL, stats TEXT NOT NULL, profile_yaml TEXT NOT NULL);
+)sql";
+
+constexpr const char* kSchema1To2 = R"sql(
+ALTER TABLE samples ADD COLUMN layout TEXT NOT NULL DEFAULT '';
+ALTER TABLE samples ADD COLUMN clocks TEXT NOT NULL DEFAULT '';
+ALTER TABLE samples ADD COLUMN sm_mhz REAL NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN temp_c REAL NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN throttle INTEGER NOT NULL DEFAULT 0;
+UPDATE samples SET layout = 'tn' WHERE kind = 'gemm';
 )sql";
 
 std::string utc_now() {
@@ -163,6 +173,12 @@ CalibrationStore CalibrationStore::open(const std::string& path) {
     Statement check(db, "PRAGMA quick_check");
     const std::string result = check.step() ? check.text(0) : "no answer";
     if (result != "ok") refuse("damaged calibration database (integrity check: " + result + ")");
+    if (version == 1) {  // schema 1 -> 2: the samples' new columns, empty for the old runs (GEMMs were TN)
+      Transaction tx(db);
+      store.exec(kSchema1To2);
+      store.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
+      tx.commit();
+    }
   } else {
     Transaction tx(db);
     store.exec(kSchema);
@@ -209,12 +225,14 @@ std::int64_t CalibrationStore::add_run(const CalibrationRun& r, const std::vecto
   const std::int64_t id = sqlite3_last_insert_rowid(db_);
   Statement ins(db_,
                 "INSERT INTO samples(run_id, kind, op, dtype, m, n, k, batch, heads, seq, head_dim, bytes, ranks, algo, "
-                "median_s, p10_s, p90_s, reps, watts) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                "median_s, p10_s, p90_s, reps, watts, layout, clocks, sm_mhz, temp_c, throttle) "
+                "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& s : samples) {
     ins.bind(1, id).bind(2, s.kind).bind(3, s.op).bind(4, s.dtype).bind(5, s.m).bind(6, s.n).bind(7, s.k);
     ins.bind(8, s.batch).bind(9, s.heads).bind(10, s.seq).bind(11, s.head_dim).bind(12, s.bytes);
     ins.bind(13, std::int64_t{s.ranks}).bind(14, s.algo).bind(15, s.median_s).bind(16, s.p10_s).bind(17, s.p90_s);
-    ins.bind(18, std::int64_t{s.reps}).bind(19, s.watts);
+    ins.bind(18, std::int64_t{s.reps}).bind(19, s.watts).bind(20, s.layout).bind(21, s.clocks).bind(22, s.sm_mhz);
+    ins.bind(23, s.temp_c).bind(24, s.throttle);
     ins.step();
     ins.reset();
   }
@@ -266,7 +284,7 @@ std::vector<StoredRun> CalibrationStore::runs() const {
 std::vector<CalibrationSample> CalibrationStore::samples(std::int64_t run_id) const {
   Statement st(db_,
                "SELECT kind, op, dtype, m, n, k, batch, heads, seq, head_dim, bytes, ranks, algo, median_s, p10_s, p90_s, "
-               "reps, watts FROM samples WHERE run_id = ? ORDER BY id");
+               "reps, watts, layout, clocks, sm_mhz, temp_c, throttle FROM samples WHERE run_id = ? ORDER BY id");
   st.bind(1, run_id);
   std::vector<CalibrationSample> out;
   while (st.step()) {
@@ -289,6 +307,11 @@ std::vector<CalibrationSample> CalibrationStore::samples(std::int64_t run_id) co
     s.p90_s = st.real(15);
     s.reps = static_cast<int>(st.integer(16));
     s.watts = st.real(17);
+    s.layout = st.text(18);
+    s.clocks = st.text(19);
+    s.sm_mhz = st.real(20);
+    s.temp_c = st.real(21);
+    s.throttle = st.integer(22);
     out.push_back(std::move(s));
   }
   return out;

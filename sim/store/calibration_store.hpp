@@ -48,7 +48,7 @@ struct StoredFit {
 
 class CalibrationStore {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  ///< 2 added the samples' layout, clocks and NVML columns
   static constexpr int kApplicationId = 0x43534331;  // "CSC1"
 
   /// Opens (creating when absent) the database at `path`. Throws StoreError as described above.

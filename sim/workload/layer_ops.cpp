@@ -1,6 +1,7 @@
 #include "sim/workload/layer_ops.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace cs {
 namespace {
@@ -20,14 +21,25 @@ struct Builder {
   }
   [[nodiscard]] DType gemm_dtype() const { return t.precision; }
 
-  void gemm(std::string name, std::int64_t rows, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
+  /// A GEMM with `rows` x k activations (per group) against k x n weights. Under fp8 (Transformer Engine)
+  /// the activation is cast to fp8 with its transpose kept for the weight gradient: read 2 bytes, write 1+1,
+  /// and with current scaling (per-tensor amax computed just in time) read once more first. `fused_cast`: the
+  /// cast rides on the norm or activation kernel that produces the input (LayerNormLinear, LayerNormMLP), so
+  /// only the fp8 writes remain. The backward casts the output gradient the same way. Weights are cast once
+  /// per step, not per micro-batch (TE caches them; see UnitCosts::optimizer). `bf16` keeps a GEMM out of fp8
+  /// (the output layer and the MoE router stay in 16-bit in Megatron-Core's fp8 recipes).
+  void gemm(std::string name, std::int64_t rows, std::int64_t n, std::int64_t k, std::int64_t batch = 1,
+            bool fused_cast = false, bool bf16 = false) {
+    const DType dtype = bf16 && t.precision == DType::fp8 ? DType::bf16 : gemm_dtype();
     Op op{std::move(name), OpKind::gemm};
-    op.gemm = GemmShape{rows, n, k, gemm_dtype(), batch};
+    op.gemm = GemmShape{rows, n, k, dtype, batch};
     op.model_flops = op.gemm.flops();
-    if (t.precision == DType::fp8) {
-      // Transformer Engine casts the activation and weight to fp8 (read 2 bytes, write 1) and tracks amax.
+    if (dtype == DType::fp8) {
+      const double amax = t.fp8_recipe == Fp8Recipe::current ? 2.0 : 0.0;
+      const double in = static_cast<double>(rows * k * batch), out = static_cast<double>(rows * n * batch);
       Op cast{op.name + " fp8 cast", OpKind::memory};
-      cast.bytes = Bytes{3.0 * static_cast<double>(rows * k + k * n * batch)};
+      cast.bytes = Bytes{in * ((fused_cast ? 0.0 : 2.0) + 2.0 + amax)};
+      cast.backward_scale = out * (2.0 + 2.0 + amax) / cast.bytes.value();
       ops.push_back(std::move(cast));
     }
     ops.push_back(std::move(op));
@@ -62,7 +74,7 @@ struct Builder {
     memory("input norm", 2.0 * sp_tokens() * h * kAct);
     enter_tp("attention");
     const std::int64_t kv_local = std::max<std::int64_t>(1, m.kv_heads / p.tp) * m.head_dim();
-    gemm("QKV projection", T, h / p.tp + 2 * kv_local, h);
+    gemm("QKV projection", T, h / p.tp + 2 * kv_local, h, 1, true);
     // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*h per layer forward.
     const Flops attention_flops{4.0 * t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
                                 static_cast<double>(h) / p.tp};
@@ -116,30 +128,48 @@ struct Builder {
     memory(what + " norm", 2.0 * sp_tokens() * h * kAct);
     enter_tp(what);
     const std::int64_t up = f / p.tp * (m.gated_ffn ? 2 : 1);
-    gemm(what + " up" + (m.gated_ffn ? "+gate" : ""), T, up, h);
+    gemm(what + " up" + (m.gated_ffn ? "+gate" : ""), T, up, h, 1, true);
     memory(what + " activation", (static_cast<double>(up) + static_cast<double>(f / p.tp)) * T * kAct);
     gemm(what + " down", T, h, f / p.tp);
     leave_tp(what);
     memory(what + " residual add", 3.0 * sp_tokens() * h * kAct);
   }
 
+  /// A routed MoE FFN (Megatron-Core's alltoall token dispatcher). Each rank routes the tokens it holds (its
+  /// sequence-parallel shard), sends top_k copies of each to the expert-parallel ranks owning the experts, the
+  /// expert-TP group gathers what its ranks received, and each rank runs its experts as one grouped GEMM over
+  /// the expert FFN split by expert_tp. With MoE parallel folding the expert groups need not follow the
+  /// attention's TP: expert_tp = 1 means no TP collective inside the expert layer. The busiest rank receives
+  /// moe_load_imbalance times the balanced share, and everyone waits for it.
   void moe_ffn() {
     const std::int64_t T = tokens(), h = m.hidden;
-    memory("MoE norm", 2.0 * sp_tokens() * h * kAct);
-    gemm("router", T, m.experts, h);
-    const double routed = sp_tokens() * m.top_k * static_cast<double>(h) * kAct;
-    collective("EP dispatch all-to-all", CollectiveKind::all_to_all, CommGroup::ep, routed);
-    enter_tp("experts");
-    const int local = m.experts / p.ep;
-    // Balanced routing: each local expert receives T*top_k*ep/experts tokens of the EP group.
-    const std::int64_t per_expert = std::max<std::int64_t>(1, T * m.top_k * p.ep / m.experts);
-    const std::int64_t f = m.expert_ffn_hidden / p.tp;
+    const double local = sp_tokens();  // tokens this rank routes
+    const int etp = p.etp();
+    memory("MoE norm", 2.0 * local * h * kAct);
+    gemm("router", static_cast<std::int64_t>(local), m.experts, h, 1, false, true);
+    // Router softmax / top-k / aux-loss kernels over fp32 scores: a few passes of tokens x experts x 4 bytes.
+    memory("router top-k and aux loss", 4.0 * local * m.experts * 4.0);
+    const double copies = local * m.top_k;  // routed token copies leaving this rank
+    const double received = copies * etp * t.moe_load_imbalance;  // rows this rank's experts compute
+    memory("token permutation", 2.0 * copies * h * kAct);
+    collective("EP dispatch all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_load_imbalance);
+    if (etp > 1) {
+      // The expert-TP ranks gather the tokens each received (priced on the TP group: exact when expert_tp = tp).
+      collective("expert TP all-gather", CollectiveKind::all_gather, CommGroup::tp, received * h * kAct);
+    }
+    const int local_experts = m.experts / p.ep;
+    const std::int64_t per_expert = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(received / local_experts)));
+    const std::int64_t f = m.expert_ffn_hidden / etp;
     const std::int64_t up = f * (m.gated_ffn ? 2 : 1);
-    gemm("expert up" + std::string(m.gated_ffn ? "+gate" : ""), per_expert, up, h, local);
-    memory("expert activation", static_cast<double>(up + f) * static_cast<double>(per_expert * local) * kAct);
-    gemm("expert down", per_expert, h, f, local);
-    leave_tp("experts");
-    collective("EP combine all-to-all", CollectiveKind::all_to_all, CommGroup::ep, routed);
+    gemm("expert up" + std::string(m.gated_ffn ? "+gate" : ""), per_expert, up, h, local_experts);
+    memory("expert activation", static_cast<double>(up + f) * static_cast<double>(per_expert * local_experts) * kAct);
+    gemm("expert down", per_expert, h, f, local_experts);
+    if (etp > 1) {
+      collective("expert TP reduce-scatter", CollectiveKind::reduce_scatter, CommGroup::tp, received * h * kAct);
+    }
+    collective("EP combine all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_load_imbalance);
+    // Unpermute: gather the top_k copies back into token order and sum them weighted by the router.
+    memory("token unpermutation", (2.0 * copies + local) * h * kAct);
     if (m.shared_experts > 0) {
       const std::int64_t fs = m.expert_ffn_hidden * m.shared_experts / p.tp;
       gemm("shared expert up", T, fs * (m.gated_ffn ? 2 : 1), h);
@@ -168,7 +198,7 @@ std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPl
     case LayerPart::output: {
       b.memory("final norm", 2.0 * b.sp_tokens() * m.hidden * kAct);
       b.enter_tp("logits");
-      b.gemm("logits", b.tokens(), m.vocab / p.tp, m.hidden);
+      b.gemm("logits", b.tokens(), m.vocab / p.tp, m.hidden, 1, false, true);
       // Fused cross-entropy over fp32 logits: read, exp, normalise.
       b.memory("cross-entropy", 3.0 * static_cast<double>(b.tokens()) * static_cast<double>(m.vocab / p.tp) * 4.0);
       break;
@@ -184,12 +214,13 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
     switch (f.kind) {
       case OpKind::gemm: {
         // dX = dY * W^T (m x k, inner n) and dW = X^T * dY (k x n, inner m); each has the forward's FLOPs.
+        // PyTorch runs them as cuBLAS NN and NT calls (the forward is TN), which calibrate differently.
         Op dx{f.name + " dgrad", OpKind::gemm};
         dx.selective_recompute = false;
-        dx.gemm = GemmShape{f.gemm.m, f.gemm.k, f.gemm.n, f.gemm.dtype, f.gemm.batch};
+        dx.gemm = GemmShape{f.gemm.m, f.gemm.k, f.gemm.n, f.gemm.dtype, f.gemm.batch, GemmLayout::nn};
         dx.model_flops = f.model_flops;
         Op dw{f.name + " wgrad", OpKind::gemm};
-        dw.gemm = GemmShape{f.gemm.k, f.gemm.n, f.gemm.m, f.gemm.dtype, f.gemm.batch};
+        dw.gemm = GemmShape{f.gemm.k, f.gemm.n, f.gemm.m, f.gemm.dtype, f.gemm.batch, GemmLayout::nt};
         dw.model_flops = f.model_flops;
         out.push_back(std::move(dx));
         out.push_back(std::move(dw));
@@ -206,7 +237,7 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
       case OpKind::memory: {
         Op b = f;
         b.name += " backward";
-        b.bytes = f.bytes * 2.0;  // reads the saved input and the incoming gradient, writes the gradient
+        b.bytes = f.bytes * f.backward_scale;
         b.selective_recompute = false;
         out.push_back(std::move(b));
         break;

@@ -26,7 +26,8 @@ double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
   double params = layers * m.attention_params() / p.tp + (layers - moe) * m.ffn_params() / p.tp;
   if (moe > 0) {
     const double experts_local = static_cast<double>(m.experts) / p.ep;
-    params += moe * ((experts_local + m.shared_experts) * m.ffn_params(true) / p.tp + h * m.experts);
+    params += moe * (experts_local * m.ffn_params(true) / p.etp() + m.shared_experts * m.ffn_params(true) / p.tp +
+                     h * m.experts);
   }
   const double embed = static_cast<double>(m.vocab) * h / p.tp;
   if (stage == 0) params += embed;
@@ -48,8 +49,11 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
     f = static_cast<double>(m.expert_ffn_hidden);
     ffn_tokens = m.top_k + m.shared_experts;
   }
-  const double outside = 10.0 * h;
-  double inside = 4.0 * h + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + 2.0 * f);
+  // Under fp8, Transformer Engine saves the GEMM inputs it already cast: the QKV and FFN-up inputs (outside TP)
+  // and the FFN-down input (the activation output) take 1 byte instead of 2.
+  const double gemm_input = t.precision == DType::fp8 ? 1.0 : 2.0;
+  const double outside = 6.0 * h + 2.0 * gemm_input * h;
+  double inside = 4.0 * h + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f);
   // Unfused attention keeps the scores, the softmax output (2 B each) and the dropout mask (1 B) per head and key:
   // Korthikanti et al.'s 5*a*s/h term, removed by selective recompute.
   if (t.attention == AttentionKernel::unfused && t.recompute == Recompute::none) {
@@ -63,8 +67,11 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
   MemoryBreakdown best;
   const double shard = static_cast<double>(p.dp) * p.cp;
   const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
-  const double weight_bytes = fp32 ? 4.0 : 2.0;  // bf16 working weights (fp8 recipes keep bf16 weights too)
-  const double grad_bytes = 4.0;                 // fp32 main gradients, as Megatron-LM and FSDP keep them
+  // 16-bit working weights; fp8 parameters store 1 byte. An fp8 recipe without fp8 parameters also keeps the
+  // fp8 copy and its transpose that Transformer Engine caches across micro-batches (2 more bytes).
+  const bool fp8 = t.precision == DType::fp8;
+  const double weight_bytes = fp32 ? 4.0 : fp8 && t.fp8_params ? 1.0 : fp8 ? 4.0 : 2.0;
+  const double grad_bytes = fp32 || t.grad_reduce_in_fp32 ? 4.0 : 2.0;  // the full-size gradient buffer
   const double optim_bytes = fp32 ? 8.0 : 12.0;  // Adam m and v (+ fp32 master weights in mixed precision)
   for (const int stage : {0, p.pp - 1}) {
     MemoryBreakdown b;

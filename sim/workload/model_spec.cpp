@@ -1,8 +1,5 @@
 #include "sim/workload/model_spec.hpp"
 
-#include <filesystem>
-
-#include "sim/core/data_dir.hpp"
 #include "sim/input/input_node.hpp"
 
 namespace cs {
@@ -33,33 +30,7 @@ double ModelSpec::active_params() const noexcept {
          moe_layers * (top_k + shared_experts) * ffn_params(true);
 }
 
-namespace {
-
-/// Reads every dimension key present in `n` into `m`; returns nothing, validation happens after merging.
-void read_dimensions(const InputNode& n, ModelSpec& m) {
-  m.name = n.get_or<std::string>("name", m.name);
-  m.layers = n.get_or<int>("layers", m.layers);
-  m.hidden = n.get_or<std::int64_t>("hidden", m.hidden);
-  m.heads = n.get_or<int>("heads", m.heads);
-  m.kv_heads = n.get_or<int>("kv_heads", m.kv_heads);
-  m.ffn_hidden = n.get_or<std::int64_t>("ffn_hidden", m.ffn_hidden);
-  m.gated_ffn = n.get_or<bool>("gated_ffn", m.gated_ffn);
-  m.vocab = n.get_or<std::int64_t>("vocab", m.vocab);
-  m.seq_len = n.get_or<int>("seq_len", m.seq_len);
-  if (auto norm = n.find("norm")) {
-    const auto s = norm->as<std::string>();
-    norm->require(s == "layernorm" || s == "rmsnorm", "must be layernorm or rmsnorm");
-    m.norm = s == "rmsnorm" ? NormKind::rmsnorm : NormKind::layernorm;
-  }
-  m.tied_embeddings = n.get_or<bool>("tied_embeddings", m.tied_embeddings);
-  m.experts = n.get_or<int>("experts", m.experts);
-  m.top_k = n.get_or<int>("top_k", m.top_k);
-  m.shared_experts = n.get_or<int>("shared_experts", m.shared_experts);
-  m.expert_ffn_hidden = n.get_or<std::int64_t>("expert_ffn_hidden", m.expert_ffn_hidden);
-  m.dense_layers = n.get_or<int>("dense_layers", m.dense_layers);
-}
-
-void validate(const InputNode& n, ModelSpec& m) {
+void check_model_spec(const InputNode& n, ModelSpec& m) {
   auto positive = [&](bool ok, const char* key) {
     if (!ok) (n.has(key) ? n.at(key) : n).fail(std::string(key) + " must be given and positive");
   };
@@ -77,27 +48,6 @@ void validate(const InputNode& n, ModelSpec& m) {
     if (m.expert_ffn_hidden == 0) m.expert_ffn_hidden = m.ffn_hidden;
     if (m.dense_layers < 0 || m.dense_layers >= m.layers) n.fail("dense_layers must lie in 0..layers-1");
   }
-}
-
-}  // namespace
-
-ModelSpec parse_model_spec(const InputNode& section) {
-  ModelSpec m;
-  if (auto preset = section.find("preset")) {
-    const std::string name = preset->as<std::string>();
-    const std::string path = data_path("models/" + name + ".yaml");
-    if (!std::filesystem::is_regular_file(path)) preset->fail("unknown model preset \"" + name + "\" (no " + path + ")");
-    const InputNode p = InputNode::load_file(path);
-    const int version = p.get<int>("format_version");
-    p.at("format_version").require(version == 1, "unsupported model format_version");
-    read_dimensions(p, m);
-    p.finish();
-    validate(p, m);
-  }
-  read_dimensions(section, m);
-  section.finish();
-  validate(section, m);
-  return m;
 }
 
 }  // namespace cs

@@ -46,5 +46,8 @@ struct ModelSpec {
 /// Reads a `model:` section: either `preset: NAME` (models/NAME.yaml in the data directory, any of whose
 /// keys may be overridden alongside) or the dimensions themselves. Throws InputError on any problem.
 [[nodiscard]] ModelSpec parse_model_spec(const InputNode& section);
+/// Checks the dimensions read into `m` fit together and fills the derived defaults (kv_heads = heads,
+/// ffn_hidden = 4h, expert_ffn_hidden = ffn_hidden); throws InputError at `n`.
+void check_model_spec(const InputNode& n, ModelSpec& m);
 
 }  // namespace cs

@@ -1,6 +1,6 @@
 #include "sim/workload/parallel_plan.hpp"
 
-#include "sim/input/input_node.hpp"
+#include <algorithm>
 
 namespace cs {
 
@@ -22,101 +22,48 @@ std::string to_string(Recompute r) {
   return "?";
 }
 
-namespace {
-int positive_int(const InputNode& n, std::string_view key, int fallback) {
-  const int v = n.get_or<int>(key, fallback);
-  if (v <= 0) n.at(key).fail("must be a positive whole number");
-  return v;
-}
-}  // namespace
-
-ParallelPlan parse_parallel_plan(const InputNode& n) {
-  ParallelPlan p;
-  p.tp = positive_int(n, "tp", 1);
-  p.pp = positive_int(n, "pp", 1);
-  p.dp = positive_int(n, "dp", 1);
-  p.cp = positive_int(n, "cp", 1);
-  p.ep = positive_int(n, "ep", 1);
-  p.virtual_stages = positive_int(n, "virtual_stages", 1);
-  p.sequence_parallel = n.get_or<bool>("sequence_parallel", p.tp > 1);
-  if (auto s = n.find("schedule")) {
-    const auto v = s->as<std::string>();
-    if (v == "gpipe") p.schedule = PipelineSchedule::gpipe;
-    else if (v == "1f1b") p.schedule = PipelineSchedule::one_f_one_b;
-    else if (v == "interleaved-1f1b") p.schedule = PipelineSchedule::interleaved;
-    else s->fail("must be gpipe, 1f1b or interleaved-1f1b");
-  } else if (p.virtual_stages > 1) {
-    p.schedule = PipelineSchedule::interleaved;
+std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPlan& p) {
+  const int v = p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1;
+  const int n = p.pp * v;
+  std::vector<int> counts(static_cast<std::size_t>(n), 0);
+  auto spread = [](int total, int parts, int k) { return (k + 1) * total / parts - k * total / parts; };
+  if (p.first_stage_layers >= 0 || p.last_stage_layers >= 0) {
+    // Per pipeline rank first, then over that rank's chunks.
+    const int ends = (p.first_stage_layers >= 0 ? 1 : 0) + (p.last_stage_layers >= 0 ? 1 : 0);
+    const int fixed = std::max(0, p.first_stage_layers) + std::max(0, p.last_stage_layers);
+    const int middle_ranks = p.pp - ends;
+    const int rest = m.layers - fixed;
+    if (p.pp < ends || rest < 0 || (middle_ranks == 0 && rest != 0)) return {};
+    std::vector<int> per_rank(static_cast<std::size_t>(p.pp));
+    int k = 0;
+    for (int s = 0; s < p.pp; ++s) {
+      if (s == 0 && p.first_stage_layers >= 0) per_rank[0] = p.first_stage_layers;
+      else if (s == p.pp - 1 && p.last_stage_layers >= 0) per_rank[static_cast<std::size_t>(s)] = p.last_stage_layers;
+      else per_rank[static_cast<std::size_t>(s)] = spread(rest, middle_ranks, k++);
+    }
+    for (int s = 0; s < p.pp; ++s) {
+      for (int c = 0; c < v; ++c) counts[static_cast<std::size_t>(c * p.pp + s)] = spread(per_rank[static_cast<std::size_t>(s)], v, c);
+    }
+    return counts;
   }
-  if (auto m = n.find("dp_mode")) {
-    const auto v = m->as<std::string>();
-    m->require(v == "ddp" || v == "single-process", "must be ddp or single-process");
-    p.single_process_dp = v == "single-process";
+  const int extra = (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+  const int units = m.layers + extra;
+  if (units < n) return {};
+  for (int vs = 0; vs < n; ++vs) counts[static_cast<std::size_t>(vs)] = spread(units, n, vs);
+  if (p.embedding_in_split) --counts.front();
+  if (p.loss_in_split) --counts.back();
+  for (const int c : counts) {
+    if (c < 0) return {};
   }
-  if (auto z = n.find("zero")) {
-    p.zero_stage = z->as<int>();
-    z->require(p.zero_stage >= 0 && p.zero_stage <= 3, "must be 0, 1, 2 or 3 (3 = FSDP)");
-  }
-  n.finish();
-  return p;
-}
-
-TrainingConfig parse_training_config(const InputNode& n, const ModelSpec& model) {
-  TrainingConfig t;
-  t.micro_batch = positive_int(n, "micro_batch", 1);
-  t.global_batch = n.get<std::int64_t>("global_batch");
-  n.at("global_batch").require(t.global_batch > 0, "must be positive");
-  t.seq_len = positive_int(n, "seq_len", model.seq_len);
-  if (auto p = n.find("precision")) {
-    p->require(parse_dtype(p->as<std::string>(), t.precision), "must be fp32, tf32, bf16, fp16 or fp8");
-  }
-  if (auto r = n.find("recompute")) {
-    const auto v = r->as<std::string>();
-    if (v == "none") t.recompute = Recompute::none;
-    else if (v == "selective") t.recompute = Recompute::selective;
-    else if (v == "full") t.recompute = Recompute::full;
-    else r->fail("must be none, selective or full");
-  }
-  if (auto a = n.find("attention")) {
-    const auto v = a->as<std::string>();
-    a->require(v == "flash" || v == "unfused", "must be flash or unfused");
-    t.attention = v == "unfused" ? AttentionKernel::unfused : AttentionKernel::flash;
-  }
-  if (auto o = n.find("overlap")) {
-    t.overlap.grad_reduce = o->get_or<bool>("grad_reduce", t.overlap.grad_reduce);
-    t.overlap.param_gather = o->get_or<bool>("param_gather", t.overlap.param_gather);
-    t.overlap.tp_comm = o->get_or<bool>("tp_comm", t.overlap.tp_comm);
-    t.overlap.tp_comm_sms = o->get_or<int>("tp_comm_sms", t.overlap.tp_comm_sms);
-    o->require(t.overlap.tp_comm_sms >= 0, "tp_comm_sms must not be negative");
-    o->finish();
-  }
-  if (auto b = n.find("token_budget")) {
-    const double v = b->as<double>();
-    b->require(v > 0, "must be a positive number of tokens");
-    t.token_budget = v;
-  }
-  if (auto c = n.find("grad_compression")) {
-    const auto method = c->get<std::string>("method");
-    if (method == "topk") t.compression = GradCompression::topk;
-    else if (method == "powersgd") t.compression = GradCompression::powersgd;
-    else if (method == "none") t.compression = GradCompression::none;
-    else c->at("method").fail("must be none, topk or powersgd");
-    t.compression_ratio = c->get_or<double>("ratio", t.compression_ratio);
-    c->require(t.compression_ratio > 0 && t.compression_ratio <= 1, "ratio must lie in (0, 1]");
-    c->finish();
-  }
-  if (auto b = n.find("grad_bucket")) {
-    const Bytes v = b->as<Bytes>();
-    b->require(v.value() >= 1024, "must be at least 1KiB");
-    t.grad_bucket_bytes = static_cast<std::int64_t>(v.value());
-  }
-  n.finish();
-  return t;
+  return counts;
 }
 
 std::pair<int, int> virtual_stage_layers(const ModelSpec& m, const ParallelPlan& p, int vs) {
-  const int n = p.pp * (p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1);
-  return {vs * m.layers / n, (vs + 1) * m.layers / n};
+  const std::vector<int> counts = virtual_stage_layer_counts(m, p);
+  int first = 0;
+  for (int i = 0; i < vs && i < static_cast<int>(counts.size()); ++i) first += counts[static_cast<std::size_t>(i)];
+  const int here = vs < static_cast<int>(counts.size()) ? counts[static_cast<std::size_t>(vs)] : 0;
+  return {first, first + here};
 }
 
 void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, int gpus,
@@ -135,9 +82,11 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (m.heads % p.tp != 0) fail("parallelism.tp", "heads (" + std::to_string(m.heads) + ") must be divisible by tp");
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) fail("parallelism.tp", "kv_heads must divide or be divisible by tp");
   if (m.ffn_hidden % p.tp != 0) fail("parallelism.tp", "ffn_hidden must be divisible by tp");
-  if (m.layers < p.pp * p.virtual_stages) {
-    fail("parallelism.pp", "layers (" + std::to_string(m.layers) + ") must be at least pp*virtual_stages (" +
-                               std::to_string(p.pp * p.virtual_stages) + ")");
+  if (virtual_stage_layer_counts(m, p).empty()) {
+    const int extra = (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+    fail("parallelism.pp", "layers (" + std::to_string(m.layers) + (extra ? " plus " + std::to_string(extra) + " counted for embedding/loss" : "") +
+                               ") cannot be split over pp*virtual_stages (" + std::to_string(p.pp * p.virtual_stages) +
+                               ") virtual stages" + (p.first_stage_layers >= 0 || p.last_stage_layers >= 0 ? " with the given first/last-stage layers" : ""));
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::interleaved) {
     fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b");
@@ -145,7 +94,14 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (t.seq_len % p.cp != 0 || (p.cp > 1 && (t.seq_len / p.cp) % 2 != 0)) fail("training.seq_len", "must split evenly (in halves) over cp ranks");
   if (p.ep > 1 && !m.is_moe()) fail("parallelism.ep", "expert parallelism needs an MoE model");
   if (m.is_moe() && m.experts % p.ep != 0) fail("parallelism.ep", "experts must be divisible by ep");
-  if (p.ep > p.dp * p.cp) fail("parallelism.ep", "ep must not exceed dp*cp (experts are sharded over data-parallel ranks)");
+  // Megatron-Core's constraint with MoE parallel folding: the expert groups (expert_tp x ep ranks) tile the
+  // tp*cp*dp ranks of a pipeline stage; the expert FFN splits over expert_tp.
+  const int stage_ranks = p.tp * p.cp * p.dp;
+  if (p.expert_tp < 0 || stage_ranks % (p.etp() * p.ep) != 0) {
+    fail("parallelism.ep", "expert_tp*ep = " + std::to_string(p.etp()) + "*" + std::to_string(p.ep) +
+                               " must divide the tp*cp*dp = " + std::to_string(stage_ranks) + " ranks of a pipeline stage");
+  }
+  if (m.is_moe() && m.expert_ffn_hidden % p.etp() != 0) fail("parallelism.expert_tp", "expert_ffn_hidden must be divisible by expert_tp");
   if (p.single_process_dp && (p.tp * p.pp * p.cp != 1 || p.dp > gpus_per_node || p.zero_stage != 0)) {
     fail("parallelism.dp_mode", "single-process DataParallel drives the GPUs of one node only, without TP, PP, CP or ZeRO");
   }

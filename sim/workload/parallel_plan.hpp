@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/hardware/dtype.hpp"
@@ -30,8 +31,27 @@ struct ParallelPlan {
   /// torch.nn.DataParallel instead of DistributedDataParallel: one process drives every GPU of a node; gradients
   /// are reduced to GPU 0 after the backward pass (no overlap) and the parameters broadcast from it every step.
   bool single_process_dp = false;
+  /// Expert tensor parallelism (Megatron-Core expert_tensor_parallel_size): each expert's FFN is split over
+  /// this many ranks; 0 means the same as tp (Megatron-Core's default). MoE parallel folding lays the
+  /// expert_tp x ep expert groups over a stage's tp x cp x dp ranks independently of the attention layout
+  /// (Liu et al. 2025, "MoE Parallel Folding"), so ep may exceed dp*cp.
+  int expert_tp = 0;
+  /// Megatron-Core account_for_embedding_in_pipeline_split: the input embedding counts as one layer of the
+  /// first virtual stage, which then holds one transformer layer fewer (NeMo's Llama 3.1 405B: 126 layers on
+  /// PP 8 x VPP 8).
+  bool embedding_in_split = false;
+  /// Megatron-Core account_for_loss_in_pipeline_split: the output layer and loss count as one layer of the last
+  /// virtual stage.
+  bool loss_in_split = false;
+  /// Megatron-Core num_layers_in_first_pipeline_stage / num_layers_in_last_pipeline_stage: transformer layers of
+  /// the first and last pipeline rank (over all its virtual chunks); -1 splits evenly. The middle ranks share
+  /// the rest evenly.
+  int first_stage_layers = -1;
+  int last_stage_layers = -1;
 
   [[nodiscard]] int gpus() const noexcept { return tp * pp * dp * cp; }
+  /// The expert tensor-parallel size in effect.
+  [[nodiscard]] int etp() const noexcept { return expert_tp > 0 ? expert_tp : tp; }
 };
 
 struct Overlap {
@@ -53,6 +73,11 @@ enum class GradCompression { none, topk, powersgd };
 /// dropout, and a batched GEMM with V, materialising the s x s scores.
 enum class AttentionKernel { flash, unfused };
 
+/// How Transformer Engine scales fp8 tensors: delayed scaling (amax from a history of earlier steps, the
+/// default through 2024) or current scaling ("FP8-CS": each tensor's amax computed just before its cast, one
+/// more read of it).
+enum class Fp8Recipe { delayed, current };
+
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
   std::int64_t global_batch = 1;    ///< sequences per optimizer step
@@ -65,6 +90,16 @@ struct TrainingConfig {
   std::int64_t grad_bucket_bytes = 40'000'000 * 4;  ///< DP bucket size (Megatron default: 40M fp32 elements)
   GradCompression compression = GradCompression::none;
   double compression_ratio = 0.01;  ///< fraction of gradient elements (top-k) or bytes (PowerSGD) sent
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  ///< with precision fp8
+  /// Weights stored in fp8 (Transformer Engine fp8_model_init / NeMo "fp8 params"): the working copy is 1 byte
+  /// per parameter and no per-step weight cast is needed.
+  bool fp8_params = false;
+  /// MoE routing: tokens the busiest expert-parallel rank receives over the balanced share (1: balanced, as
+  /// benchmarks that force-balance routing run; dropless routing with an auxiliary loss sits above 1).
+  double moe_load_imbalance = 1.0;
+  /// Gradients accumulated and reduced in fp32 (Megatron-LM's default for bf16); NeMo's performance recipes
+  /// and MLPerf reduce them in bf16, halving the gradient buffer.
+  bool grad_reduce_in_fp32 = true;
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {
@@ -72,9 +107,14 @@ struct TrainingConfig {
   }
 };
 
-/// The layers [first, last) of virtual pipeline stage `vs` (chunk c of stage s is vs = c*pp + s). Layers are
-/// spread as evenly as possible: when pp*virtual_stages does not divide them, the later stages take one more
-/// (Megatron-LM's uneven split puts the embedding-heavy first and last stages lighter, the same direction).
+/// Transformer layers of each virtual pipeline stage (index vs = c*pp + s for chunk c of stage s), in order.
+/// With first/last-stage counts, those ranks hold them (spread over their chunks) and the middle ranks share
+/// the rest; otherwise layers, plus the embedding and the loss where the plan counts them as layers, are spread
+/// as evenly as possible (later stages take one more), and the counted embedding and loss then take their
+/// place in the first and last virtual stage. A stage may hold no transformer layer (30 layers on PP 4 x VPP 8
+/// with both counted: the first chunk is the embedding alone). Empty when the split is impossible.
+[[nodiscard]] std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPlan& p);
+/// The layers [first, last) of virtual pipeline stage `vs`.
 [[nodiscard]] std::pair<int, int> virtual_stage_layers(const ModelSpec& m, const ParallelPlan& p, int vs);
 
 /// Reads the `parallelism:` section. Throws InputError on bad values.

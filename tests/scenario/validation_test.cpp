@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 namespace cs {
 namespace {
@@ -57,6 +58,49 @@ TEST(Validation, PredictsAStepTimeRowAndExplainsSkippedOnes) {
   EXPECT_NE(rows[2].skipped->find("no device profile"), std::string::npos);
   ASSERT_TRUE(rows[3].skipped.has_value());
   EXPECT_NE(rows[3].skipped->find("not a multiple"), std::string::npos);
+}
+
+// A row the planner rejects (here 4 layers cannot fill 8 pipeline stages) is skipped with the planner's reason;
+// the rows before and after it are still predicted.
+TEST(Validation, OneUnplannableRowDoesNotStopTheBatch) {
+  const std::map<std::string, std::string> good{
+      {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "8"}, {"model", "GPT 1.3B"},
+      {"num_layers", "24"}, {"hidden_size", "2048"}, {"num_heads", "16"}, {"vocab_size", "51200"},
+      {"seq_len", "2048"}, {"tp", "1"}, {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"},
+      {"precision", "bf16"}, {"meas_step_time_s", "1.0"}};
+  auto too_deep = good;
+  too_deep["row_id"] = "2";
+  too_deep["num_layers"] = "4";
+  too_deep["pp"] = "8";
+  too_deep["global_batch_seqs"] = "16";
+  auto after = good;
+  after["row_id"] = "3";
+  const CsvTable t = CsvTable::parse(header() + row(good) + row(too_deep) + row(after), "rows.csv");
+  const auto rows = validate(t);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_FALSE(rows[0].skipped.has_value());
+  ASSERT_TRUE(rows[1].skipped.has_value());
+  EXPECT_NE(rows[1].skipped->find("parallelism.pp"), std::string::npos) << *rows[1].skipped;
+  EXPECT_FALSE(rows[2].skipped.has_value());
+  EXPECT_DOUBLE_EQ(rows[2].predicted, rows[0].predicted);  // same configuration, same simulated step
+}
+
+// gpu_count 1 on a 1-GPU machine: simulated on one GPU of a DGX H100 node, with the step of a single GPU
+// (no data-parallel reduction). Tokens per step are 8 x 2048, so tokens/s per GPU = 16384 / step time.
+TEST(Validation, SingleGpuRowRuns) {
+  const std::map<std::string, std::string> one{
+      {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "1"}, {"gpus_per_node", "1"},
+      {"model", "GPT 125M"}, {"num_layers", "12"}, {"hidden_size", "768"}, {"num_heads", "12"},
+      {"vocab_size", "50304"}, {"seq_len", "2048"}, {"tp", "1"}, {"pp", "1"}, {"global_batch_seqs", "8"},
+      {"micro_batch", "8"}, {"precision", "bf16"}, {"meas_tokens_per_s_per_gpu", "100000"}};
+  const auto rows = validate(CsvTable::parse(header() + row(one), "one.csv"));
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
+  EXPECT_EQ(rows[0].gpus, 1);
+  EXPECT_GT(rows[0].predicted, 0.0);
+  bool part_of_node = false;
+  for (const auto& a : rows[0].assumptions) part_of_node |= a.find("part of one 8-GPU node") != std::string::npos;
+  EXPECT_TRUE(part_of_node);
 }
 
 TEST(Validation, RejectsAFileWithoutTheColumns) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -178,6 +179,41 @@ TEST(CalibrationStore, RefusesADamagedDatabase) {
   EXPECT_THROW((void)CalibrationStore::open(path), StoreError);
 }
 
+// A schema-1 database (run 2's, committed before the clock columns existed) is migrated in place on opening:
+// its GEMM samples read back as TN, with no clock recorded; new runs keep their clocks.
+TEST(CalibrationStore, MigratesASchemaOneDatabase) {
+  const auto path = temp_db("schema1");
+  std::filesystem::copy_file(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/calibration.db", path,
+                             std::filesystem::copy_options::overwrite_existing);
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, nullptr), SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(st, 0), 1);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+  }
+  auto store = CalibrationStore::open(path);
+  const auto runs = store.runs();
+  ASSERT_FALSE(runs.empty());
+  const auto old = store.samples(runs.front().id);
+  const auto gemm = std::find_if(old.begin(), old.end(), [](const CalibrationSample& x) { return x.kind == "gemm"; });
+  ASSERT_NE(gemm, old.end());
+  EXPECT_EQ(gemm->layout, "tn");
+  EXPECT_EQ(gemm->sm_mhz, 0.0);
+  auto fresh = samples();
+  fresh[0].layout = "nt";
+  fresh[0].clocks = "sustained";
+  fresh[0].sm_mhz = 1530;
+  const auto id = store.add_run(run_info(), fresh);
+  const auto back = store.samples(id);
+  EXPECT_EQ(back[0].layout, "nt");
+  EXPECT_EQ(back[0].clocks, "sustained");
+  EXPECT_EQ(back[0].sm_mhz, 1530.0);
+}
+
 TEST(SamplesFile, WritesAndReadsBack) {
   std::stringstream s;
   write_samples_header(s, run_info());
@@ -195,7 +231,7 @@ TEST(SamplesFile, WritesAndReadsBack) {
 TEST(SamplesFile, LocatesMalformedRows) {
   std::stringstream s;
   write_samples_header(s, run_info());
-  s << "gemm,gemm,bf16,64,64,x64,1,0,0,0,0,1,,1e-5,1e-5,1e-5,5,0\n";
+  s << "gemm,gemm,bf16,64,64,x64,1,0,0,0,0,1,,1e-5,1e-5,1e-5,5,0,tn,sustained,1515,55,4\n";
   try {
     (void)read_samples(s, "bad.csv");
     FAIL() << "accepted a malformed row";
@@ -204,6 +240,41 @@ TEST(SamplesFile, LocatesMalformedRows) {
     EXPECT_EQ(e.where().column, 6);
     EXPECT_NE(e.message().find("k: \"x64\""), std::string::npos) << e.what();
   }
+}
+
+// Format v1 files (18 columns, before the clock columns) still read: their GEMMs were TN, nothing recorded.
+TEST(SamplesFile, ReadsVersionOneFilesAndTheNewColumns) {
+  std::stringstream v1;
+  v1 << "# clustersim calibration samples v1\n# gpu: H\n"
+     << "kind,op,dtype,m,n,k,batch,heads,seq,head_dim,bytes,ranks,algo,median_s,p10_s,p90_s,reps,watts\n"
+     << "gemm,gemm,bf16,64,64,64,1,0,0,0,0,1,,1e-5,1e-5,1e-5,5,0\n";
+  const SamplesFile a = read_samples(v1, "v1.csv");
+  ASSERT_EQ(a.samples.size(), 1u);
+  EXPECT_EQ(a.samples[0].layout, "tn");
+  EXPECT_EQ(a.samples[0].clocks, "");
+  EXPECT_EQ(a.samples[0].sm_mhz, 0.0);
+  std::stringstream v2;
+  write_samples_header(v2, run_info());
+  CalibrationSample g = a.samples[0];
+  g.layout = "nn";
+  g.clocks = "sustained";
+  g.sm_mhz = 1515;
+  g.watts = 696.5;
+  g.temp_c = 56;
+  g.throttle = 4;
+  write_sample(v2, g);
+  const SamplesFile b = read_samples(v2, "v2.csv");
+  ASSERT_EQ(b.samples.size(), 1u);
+  EXPECT_EQ(b.samples[0].layout, "nn");
+  EXPECT_EQ(b.samples[0].clocks, "sustained");
+  EXPECT_EQ(b.samples[0].sm_mhz, 1515.0);
+  EXPECT_EQ(b.samples[0].watts, 696.5);
+  EXPECT_EQ(b.samples[0].temp_c, 56.0);
+  EXPECT_EQ(b.samples[0].throttle, 4);
+  std::stringstream bad;
+  write_samples_header(bad, run_info());
+  bad << "gemm,gemm,bf16,64,64,64,1,0,0,0,0,1,,1e-5,1e-5,1e-5,5,0,tt,sustained,1515,55,4\n";
+  EXPECT_THROW((void)read_samples(bad, "bad.csv"), InputError);  // no such layout
 }
 
 }  // namespace

@@ -1,0 +1,74 @@
+#include "sim/scenario/scenario_params.hpp"
+
+#include "sim/collectives/network_params.hpp"
+#include "sim/facility/facility_params.hpp"
+#include "sim/workload/workload_params.hpp"
+
+namespace cs {
+namespace {
+
+constexpr int kFormatVersion = 1;
+
+ParamSpec file_ref_spec(std::string key, std::string help) {
+  ParamSpec s{.key = std::move(key), .type = ParamType::text, .help = std::move(help), .required = true};
+  s.check = [](const InputNode& n) { (void)n.as<std::string>(); };
+  return s;
+}
+
+FileRef read_ref(const InputNode& n) { return {n.as<std::string>(), n.location(), n.path()}; }
+
+const ParamTable<ScenarioInput>& cluster_params() {
+  static const ParamTable<ScenarioInput> t = [] {
+    ParamTable<ScenarioInput> p("cluster", "The machine: how many GPUs, their node and fabric, their cost profile.");
+    p.field("gpus", &ScenarioInput::gpus,
+            {.help = "GPUs in the cluster: whole nodes of the topology, or part of a single node", .positive = true,
+             .required = true});
+    p.custom(file_ref_spec("topology", "a topology name (topologies/NAME.yaml) or file path (docs/topology.md)"),
+             [](const InputNode& n, ScenarioInput& s) { s.topology = read_ref(n); });
+    p.custom(file_ref_spec("profile", "a device profile name (profiles/NAME.yaml) or file path (docs/profiles.md); "
+                                      "the CLI's --profile overrides it"),
+             [](const InputNode& n, ScenarioInput& s) { s.profile = read_ref(n); });
+    return p;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const ParamTable<ScenarioInput>& scenario_params() {
+  static const ParamTable<ScenarioInput> t = [] {
+    ParamTable<ScenarioInput> p("", "A scenario: one training job on one cluster (docs/scenario.md).");
+    ParamSpec version{.key = "format_version", .type = ParamType::integer,
+                      .help = "the scenario format's version; this build reads 1", .required = true};
+    version.check = [](const InputNode& n) {
+      n.require(n.as<int>() == kFormatVersion, "unsupported format_version " + n.as<std::string>() +
+                                                   " (this build reads " + std::to_string(kFormatVersion) + ")");
+    };
+    p.custom(version, [check = version.check](const InputNode& n, ScenarioInput&) { check(n); });
+    p.field("name", &ScenarioInput::name, {.help = "the scenario's name, printed in every result", .required = true});
+    p.field("description", &ScenarioInput::description, {.help = "free text", .default_text = "empty"});
+
+    ParamSection model = model_params().schema();
+    model.required = true;
+    p.custom_section(std::move(model), [](const InputNode& n, ScenarioInput& s) {
+      model_params().read(n, s.model);
+      check_model_spec(n, s.model);
+    });
+    p.section(cluster_params(), true);
+    p.section(&ScenarioInput::plan, parallel_plan_params(), true);
+    ParamSection training = training_params().schema();
+    training.required = true;
+    p.custom_section(std::move(training), [](const InputNode& n, ScenarioInput& s) {
+      s.training.seq_len = s.model.seq_len;  // the default the table documents
+      training_params().read(n, s.training);
+    });
+    p.section(&ScenarioInput::network, network_params());
+    p.section(&ScenarioInput::facility, facility_params());
+    return p;
+  }();
+  return t;
+}
+
+const ParamSection& scenario_schema() { return scenario_params().schema(); }
+
+}  // namespace cs

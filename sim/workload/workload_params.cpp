@@ -1,0 +1,257 @@
+#include "sim/workload/workload_params.hpp"
+
+#include <filesystem>
+
+#include "sim/core/data_dir.hpp"
+
+namespace cs {
+
+const EnumTable<PipelineSchedule>& schedule_names() {
+  static const EnumTable<PipelineSchedule> t{{PipelineSchedule::gpipe, "gpipe"},
+                                             {PipelineSchedule::one_f_one_b, "1f1b"},
+                                             {PipelineSchedule::interleaved, "interleaved-1f1b"}};
+  return t;
+}
+const EnumTable<Recompute>& recompute_names() {
+  static const EnumTable<Recompute> t{
+      {Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}};
+  return t;
+}
+const EnumTable<AttentionKernel>& attention_names() {
+  static const EnumTable<AttentionKernel> t{{AttentionKernel::flash, "flash"}, {AttentionKernel::unfused, "unfused"}};
+  return t;
+}
+const EnumTable<GradCompression>& compression_names() {
+  static const EnumTable<GradCompression> t{
+      {GradCompression::none, "none"}, {GradCompression::topk, "topk"}, {GradCompression::powersgd, "powersgd"}};
+  return t;
+}
+const EnumTable<NormKind>& norm_names() {
+  static const EnumTable<NormKind> t{{NormKind::layernorm, "layernorm"}, {NormKind::rmsnorm, "rmsnorm"}};
+  return t;
+}
+const EnumTable<Fp8Recipe>& fp8_recipe_names() {
+  static const EnumTable<Fp8Recipe> t{{Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::current, "current"}};
+  return t;
+}
+const EnumTable<DType>& precision_names() {
+  static const EnumTable<DType> t{{DType::fp32, "fp32"}, {DType::tf32, "tf32"}, {DType::bf16, "bf16"},
+                                  {DType::fp16, "fp16"}, {DType::fp8, "fp8"}};
+  return t;
+}
+
+namespace {
+
+void add_dimensions(ParamTable<ModelSpec>& p) {
+  p.field("name", &ModelSpec::name, {.help = "the model's name, printed in results", .default_text = "preset's"});
+  p.field("layers", &ModelSpec::layers, {.help = "transformer layers", .positive = true, .default_text = "preset's"});
+  p.field("hidden", &ModelSpec::hidden, {.help = "hidden size h", .positive = true, .default_text = "preset's"});
+  p.field("heads", &ModelSpec::heads,
+          {.help = "attention heads (must divide hidden)", .positive = true, .default_text = "preset's"});
+  p.field("kv_heads", &ModelSpec::kv_heads,
+          {.help = "key/value heads (GQA/MQA); must divide heads", .positive = true, .default_text = "= heads"});
+  p.field("ffn_hidden", &ModelSpec::ffn_hidden,
+          {.help = "FFN inner size of a dense layer", .positive = true, .default_text = "4 x hidden"});
+  p.field("gated_ffn", &ModelSpec::gated_ffn, {.help = "SwiGLU: up and gate projections, then down"});
+  p.field("vocab", &ModelSpec::vocab, {.help = "vocabulary size", .positive = true, .default_text = "preset's"});
+  p.field("seq_len", &ModelSpec::seq_len,
+          {.help = "default training sequence length, tokens", .positive = true, .default_text = "preset's"});
+  p.choice("norm", &ModelSpec::norm, norm_names(), {.help = "normalisation layer"});
+  p.field("tied_embeddings", &ModelSpec::tied_embeddings, {.help = "input and output embeddings share weights"});
+  p.field("experts", &ModelSpec::experts, {.help = "routed experts per MoE layer; 0: a dense model", .min = 0});
+  p.field("top_k", &ModelSpec::top_k, {.help = "experts each token is routed to (MoE)", .min = 0});
+  p.field("shared_experts", &ModelSpec::shared_experts, {.help = "always-active experts per MoE layer", .min = 0});
+  p.field("expert_ffn_hidden", &ModelSpec::expert_ffn_hidden,
+          {.help = "FFN inner size of one expert", .min = 0, .default_text = "= ffn_hidden"});
+  p.field("dense_layers", &ModelSpec::dense_layers,
+          {.help = "leading layers that stay dense in an MoE model (DeepSeek-V3: 3)", .min = 0});
+}
+
+void read_preset(const InputNode& preset, ModelSpec& m) {
+  const std::string name = preset.as<std::string>();
+  const std::string path = data_path("models/" + name + ".yaml");
+  if (!std::filesystem::is_regular_file(path)) preset.fail("unknown model preset \"" + name + "\" (no " + path + ")");
+  model_file_params().read(InputNode::load_file(path), m);
+}
+
+}  // namespace
+
+const ParamTable<ModelSpec>& model_file_params() {
+  static const ParamTable<ModelSpec> t = [] {
+    ParamTable<ModelSpec> p("", "A model preset file (models/NAME.yaml): the model's dimensions.");
+    ParamSpec version{.key = "format_version", .type = ParamType::integer, .help = "must be 1", .required = true};
+    version.check = [](const InputNode& n) { n.require(n.as<int>() == 1, "unsupported model format_version"); };
+    p.custom(version, [check = version.check](const InputNode& n, ModelSpec&) { check(n); });
+    add_dimensions(p);
+    return p;
+  }();
+  return t;
+}
+
+const ParamTable<ModelSpec>& model_params() {
+  static const ParamTable<ModelSpec> t = [] {
+    ParamTable<ModelSpec> p("model", "The model: a preset from models/, any of whose keys may be overridden "
+                                     "here, or the dimensions themselves.");
+    ParamSpec preset{.key = "preset", .type = ParamType::text,
+                     .help = "a file models/NAME.yaml; the keys below override it", .default_text = "none"};
+    preset.check = [](const InputNode& n) {
+      ModelSpec m;
+      read_preset(n, m);
+    };
+    p.custom(std::move(preset), [](const InputNode& n, ModelSpec& m) { read_preset(n, m); });
+    add_dimensions(p);
+    return p;
+  }();
+  return t;
+}
+
+const ParamTable<ParallelPlan>& parallel_plan_params() {
+  static const ParamTable<ParallelPlan> t = [] {
+    ParamTable<ParallelPlan> p("parallelism", "How the job is laid out on the GPUs.");
+    p.field("tp", &ParallelPlan::tp, {.help = "tensor-parallel degree (within a node)", .positive = true});
+    p.field("pp", &ParallelPlan::pp, {.help = "pipeline-parallel degree", .positive = true});
+    p.field("dp", &ParallelPlan::dp, {.help = "data-parallel degree; tp*pp*dp*cp is the job's GPUs", .positive = true});
+    p.field("cp", &ParallelPlan::cp, {.help = "context-parallel degree (ring attention)", .positive = true});
+    p.field("ep", &ParallelPlan::ep, {.help = "expert-parallel degree (MoE)", .positive = true});
+    p.field("virtual_stages", &ParallelPlan::virtual_stages,
+            {.help = "model chunks per pipeline rank (interleaved 1F1B)", .positive = true});
+    p.field("sequence_parallel", &ParallelPlan::sequence_parallel,
+            {.help = "Megatron sequence parallelism", .default_text = "true when tp > 1"});
+    p.choice("schedule", &ParallelPlan::schedule, schedule_names(),
+             {.help = "pipeline schedule", .default_text = "1f1b (interleaved-1f1b when virtual_stages > 1)"});
+    ParamSpec mode{.key = "dp_mode", .type = ParamType::choice,
+                   .help = "torch DistributedDataParallel, or single-process DataParallel (one node, no TP/PP/ZeRO)",
+                   .default_text = "ddp", .choices = {"ddp", "single-process"}};
+    mode.check = [](const InputNode& n) {
+      const auto v = n.as<std::string>();
+      n.require(v == "ddp" || v == "single-process", "must be ddp or single-process, got \"" + v + "\"");
+    };
+    p.custom(mode, [check = mode.check](const InputNode& n, ParallelPlan& plan) {
+      check(n);
+      plan.single_process_dp = n.as<std::string>() == "single-process";
+    });
+    p.field("expert_tp", &ParallelPlan::expert_tp,
+            {.help = "expert tensor parallelism (Megatron-Core expert_tensor_parallel_size); 0: the same as tp. "
+                     "Expert groups (expert_tp x ep) tile a stage's tp x cp x dp ranks (MoE parallel folding)",
+             .min = 0});
+    p.field("embedding_in_split", &ParallelPlan::embedding_in_split,
+            {.help = "the input embedding counts as one pipeline layer of the first stage (Megatron-Core "
+                     "account_for_embedding_in_pipeline_split)"});
+    p.field("loss_in_split", &ParallelPlan::loss_in_split,
+            {.help = "the output layer and loss count as one pipeline layer of the last stage (Megatron-Core "
+                     "account_for_loss_in_pipeline_split)"});
+    p.field("first_stage_layers", &ParallelPlan::first_stage_layers,
+            {.help = "transformer layers of the first pipeline rank (num_layers_in_first_pipeline_stage); -1: even",
+             .min = -1});
+    p.field("last_stage_layers", &ParallelPlan::last_stage_layers,
+            {.help = "transformer layers of the last pipeline rank (num_layers_in_last_pipeline_stage); -1: even",
+             .min = -1});
+    p.field("zero", &ParallelPlan::zero_stage,
+            {.help = "ZeRO stage: 1 optimizer states sharded (distributed optimizer), 2 + gradients, 3 + "
+                     "parameters (FSDP: gathered before every unit, prefetched one unit ahead)",
+             .min = 0, .max = 3});
+    p.check([](const InputNode& n, ParallelPlan& plan) {
+      if (!n.has("sequence_parallel")) plan.sequence_parallel = plan.tp > 1;
+      if (!n.has("schedule") && plan.virtual_stages > 1) plan.schedule = PipelineSchedule::interleaved;
+    });
+    return p;
+  }();
+  return t;
+}
+
+namespace {
+
+const ParamTable<Overlap>& overlap_params() {
+  static const ParamTable<Overlap> t = [] {
+    ParamTable<Overlap> p("overlap", "Which communication runs under compute.");
+    p.field("grad_reduce", &Overlap::grad_reduce, {.help = "DP gradient reduction in buckets under the backward pass"});
+    p.field("param_gather", &Overlap::param_gather,
+            {.help = "distributed-optimizer / FSDP parameter all-gather hidden under compute"});
+    p.field("tp_comm", &Overlap::tp_comm, {.help = "TP collectives overlapped with the adjacent GEMM (userbuffers)"});
+    p.field("tp_comm_sms", &Overlap::tp_comm_sms,
+            {.help = "SMs the overlapped TP collectives take from that GEMM (Transformer Engine userbuffers default)",
+             .min = 0});
+    return p;
+  }();
+  return t;
+}
+
+const ParamTable<TrainingConfig>& compression_params() {
+  static const ParamTable<TrainingConfig> t = [] {
+    ParamTable<TrainingConfig> p("grad_compression", "DDP gradient compression (needs zero: 0).");
+    p.choice("method", &TrainingConfig::compression, compression_names(),
+             {.help = "top-k sparsification (all-gather of value, index pairs) or PowerSGD low-rank factors",
+              .required = true});
+    p.field("ratio", &TrainingConfig::compression_ratio,
+            {.help = "fraction of gradient elements (top-k) or bytes (PowerSGD) sent", .max = 1.0, .positive = true});
+    return p;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const ParamTable<TrainingConfig>& training_params() {
+  static const ParamTable<TrainingConfig> t = [] {
+    ParamTable<TrainingConfig> p("training", "Batch, sequence, precision and what overlaps.");
+    p.field("global_batch", &TrainingConfig::global_batch,
+            {.help = "sequences per optimizer step; a multiple of micro_batch x dp", .positive = true,
+             .required = true});
+    p.field("micro_batch", &TrainingConfig::micro_batch, {.help = "sequences per micro-batch", .positive = true});
+    p.field("seq_len", &TrainingConfig::seq_len,
+            {.help = "tokens per sequence", .positive = true, .default_text = "the model's seq_len"});
+    p.choice("precision", &TrainingConfig::precision, precision_names(),
+             {.help = "GEMM precision (fp8 adds cast kernels; attention stays 16-bit)"});
+    p.choice("fp8_recipe", &TrainingConfig::fp8_recipe, fp8_recipe_names(),
+             {.help = "Transformer Engine fp8 scaling: delayed (amax history) or current (per-tensor amax just "
+                      "before each cast, one more read)"});
+    p.field("fp8_params", &TrainingConfig::fp8_params,
+            {.help = "weights stored in fp8 (TE fp8_model_init / NeMo fp8 params): 1-byte working copy, no per-step "
+                     "weight cast"});
+    p.field("moe_load_imbalance", &TrainingConfig::moe_load_imbalance,
+            {.help = "tokens the busiest expert-parallel rank receives over the balanced share (1: balanced)",
+             .min = 1.0, .max = 16.0});
+    p.field("grad_reduce_in_fp32", &TrainingConfig::grad_reduce_in_fp32,
+            {.help = "gradients accumulated and reduced in fp32 (Megatron-LM default); false: bf16 (NeMo "
+                     "performance recipes, MLPerf)"});
+    p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
+    p.choice("attention", &TrainingConfig::attention, attention_names(),
+             {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});
+    p.section(&TrainingConfig::overlap, overlap_params());
+    p.field("token_budget", &TrainingConfig::token_budget,
+            {.help = "tokens to train on, for time to train, power and cost", .positive = true});
+    ParamSpec bucket{.key = "grad_bucket", .type = ParamType::bytes,
+                     .help = "DP gradient bucket (Megatron: 40M fp32 elements)", .default_text = "160MB",
+                     .min = 1024.0};
+    bucket.check = [](const InputNode& n) { n.require(n.as<Bytes>().value() >= 1024, "must be at least 1KiB"); };
+    p.custom(bucket, [check = bucket.check](const InputNode& n, TrainingConfig& c) {
+      check(n);
+      c.grad_bucket_bytes = static_cast<std::int64_t>(n.as<Bytes>().value());
+    });
+    p.section(compression_params());
+    return p;
+  }();
+  return t;
+}
+
+ModelSpec parse_model_spec(const InputNode& section) {
+  ModelSpec m;
+  model_params().read(section, m);
+  check_model_spec(section, m);
+  return m;
+}
+
+ParallelPlan parse_parallel_plan(const InputNode& section) {
+  ParallelPlan p;
+  parallel_plan_params().read(section, p);
+  return p;
+}
+
+TrainingConfig parse_training_config(const InputNode& section, const ModelSpec& model) {
+  TrainingConfig t;
+  t.seq_len = model.seq_len;
+  training_params().read(section, t);
+  return t;
+}
+
+}  // namespace cs
