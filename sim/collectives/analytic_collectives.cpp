@@ -5,12 +5,16 @@
 namespace cs {
 
 AnalyticCollectives::AnalyticCollectives(EventEngine& engine, const Topology& topology,
-                                         CollectiveCalibration calibration, CollectiveAlgorithm default_algorithm)
+                                         CollectiveCalibration calibration,
+                                         std::map<CollectiveKind, CollectiveAlgorithm> algorithm)
     : engine_(engine), topo_(topology), calib_(std::move(calibration)), cost_(topo_, calib_),
-      default_(default_algorithm) {}
+      algorithm_(std::move(algorithm)) {}
 
 CollectiveAlgorithm AnalyticCollectives::pick(const CollectiveRequest& req, const GroupShape& g) const {
-  CollectiveAlgorithm a = req.algorithm != CollectiveAlgorithm::automatic ? req.algorithm : default_;
+  CollectiveAlgorithm a = req.algorithm;
+  if (a == CollectiveAlgorithm::automatic) {
+    if (auto it = algorithm_.find(req.kind); it != algorithm_.end()) a = it->second;
+  }
   if (a != CollectiveAlgorithm::automatic && cost_.supports(a, req.kind, g)) return a;
   return cost_.choose(req.kind, req.bytes, g);
 }

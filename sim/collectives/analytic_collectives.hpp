@@ -27,8 +27,10 @@ class AnalyticCollectives final : public CollectiveModel {
  public:
   AnalyticCollectives(EventEngine& engine, const Topology& topology)
       : AnalyticCollectives(engine, topology, CollectiveCalibration::datasheet_defaults()) {}
+  /// `algorithm`: per collective kind, the algorithm to run when the request says `automatic` (the scenario's
+  /// `network.algorithms`); kinds not listed, or algorithms the group cannot run, go to the tuner.
   AnalyticCollectives(EventEngine& engine, const Topology& topology, CollectiveCalibration calibration,
-                      CollectiveAlgorithm default_algorithm = CollectiveAlgorithm::automatic);
+                      std::map<CollectiveKind, CollectiveAlgorithm> algorithm = {});
   void start(const CollectiveRequest& req, std::function<void()> done) override;
   [[nodiscard]] std::string describe() const override;
   /// The modelled duration of `req`'s slowest group.
@@ -44,7 +46,7 @@ class AnalyticCollectives final : public CollectiveModel {
   const Topology& topo_;
   CollectiveCalibration calib_;
   CollectiveCost cost_;
-  CollectiveAlgorithm default_;
+  std::map<CollectiveKind, CollectiveAlgorithm> algorithm_;
 };
 
 }  // namespace cs

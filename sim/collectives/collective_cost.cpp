@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "sim/topology/router.hpp"
+
 namespace cs {
 
 GroupShape shape_of(const Topology& t, const std::vector<int>& group) {
@@ -30,11 +32,15 @@ Bandwidth CollectiveCost::nic_bandwidth() const {
   return f.kind == FabricKind::none ? nic : std::min(nic, f.link.effective());
 }
 
-Time CollectiveCost::path_latency(bool inter) const {
-  if (topo_.gpu_count() < 2) return Time::zero();
-  if (!inter || topo_.nodes() < 2) return topo_.route(0, 1).latency;
-  return topo_.route(0, topo_.node().gpus).latency;
+CollectiveCost::CollectiveCost(const Topology& topology, const CollectiveCalibration& calibration)
+    : topo_(topology), calib_(calibration) {
+  if (topo_.gpu_count() < 2) return;
+  Router router(topo_);
+  intra_latency_ = router.route(0, 1).latency;
+  inter_latency_ = topo_.nodes() < 2 ? intra_latency_ : router.route(0, topo_.node().gpus).latency;
 }
+
+Time CollectiveCost::path_latency(bool inter) const { return inter ? inter_latency_ : intra_latency_; }
 
 bool CollectiveCost::supports(CollectiveAlgorithm a, CollectiveKind k, const GroupShape& g) const {
   const bool reducing = k == CollectiveKind::all_reduce;

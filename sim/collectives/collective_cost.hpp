@@ -25,8 +25,7 @@ struct GroupShape {
 
 class CollectiveCost {
  public:
-  CollectiveCost(const Topology& topology, const CollectiveCalibration& calibration)
-      : topo_(topology), calib_(calibration) {}
+  CollectiveCost(const Topology& topology, const CollectiveCalibration& calibration);
 
   /// Whether `a` can run `k` on this group and hardware (NVLS needs NVSwitch SHARP, in-network needs SHARP
   /// switches, hierarchical needs several nodes of several ranks each, tree and NVLS are all-reduce only).
@@ -51,6 +50,8 @@ class CollectiveCost {
   [[nodiscard]] Time path_latency(bool inter) const;
   const Topology& topo_;
   const CollectiveCalibration& calib_;
+  Time intra_latency_;  // GPU 0 to GPU 1
+  Time inter_latency_;  // GPU 0 to the first GPU of node 1 (intra on one node)
 };
 
 }  // namespace cs

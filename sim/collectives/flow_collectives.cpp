@@ -9,21 +9,21 @@ namespace cs {
 /// Turns one group's collective into phases of flows, appended to a Run.
 class FlowCollectives::Planner {
  public:
-  Planner(const Topology& t, Run& run, double efficiency, std::vector<VertexId>& tops,
+  Planner(const Topology& t, Router& router, Run& run, double efficiency, std::vector<VertexId>& tops,
           std::map<ChannelId, int>& load)
-      : t_(t), run_(run), eff_(efficiency), tops_(tops), load_(load) {}
+      : t_(t), router_(router), run_(run), eff_(efficiency), tops_(tops), load_(load) {}
 
   /// A flow between two GPUs carrying `bytes` over `steps` sequential algorithm steps.
   void gpu_flow(std::size_t phase, int src, int dst, double bytes, int steps) {
     if (src == dst || bytes <= 0) return;
-    add(phase, t_.route(src, dst), bytes, steps);
+    add(phase, router_.route(src, dst), bytes, steps);
   }
   void add(std::size_t phase, RouteView r, double bytes, int steps) {
     if (run_.phases.size() <= phase) run_.phases.resize(phase + 1);
     const auto off = static_cast<std::uint32_t>(run_.channels.size());
     run_.channels.insert(run_.channels.end(), r.channels.begin(), r.channels.end());
-    run_.phases[phase].push_back({off, static_cast<std::uint32_t>(r.channels.size()), bytes / eff_,
-                                  r.latency * std::max(1, steps)});
+    run_.phases[phase].push_back({off, static_cast<std::uint32_t>(r.channels.size()), Bytes{bytes},
+                                  r.latency * std::max(1, steps), eff_});
   }
   void single(std::size_t phase, ChannelId c, Time latency, double bytes) {
     const ChannelId one[] = {c};
@@ -95,9 +95,9 @@ class FlowCollectives::Planner {
       for (std::size_t i = 0; i + 1 < seq.size(); ++i) edges.emplace_back(seq[i], seq[i + 1]);
       if (!chain && seq.size() > 1) edges.emplace_back(seq.back(), seq.front());
       Time sum = Time::zero();
-      for (const auto& [a, b] : edges) sum += t_.route(a, b).latency;
+      for (const auto& [a, b] : edges) sum += router_.route(a, b).latency;
       const Time mean = edges.empty() ? Time::zero() : Time::ns(sum.count_ns() / static_cast<std::int64_t>(edges.size()));
-      for (const auto& [a, b] : edges) add_with_latency(phase, t_.route(a, b), per_edge / C, mean * steps);
+      for (const auto& [a, b] : edges) add_with_latency(phase, router_.route(a, b), per_edge / C, mean * steps);
     }
   }
 
@@ -256,10 +256,10 @@ class FlowCollectives::Planner {
     std::map<VertexId, std::map<int, int>> shards_at_leaf;  // leaf -> shard index -> ranks
     for (const auto& l : nodes) {
       for (std::size_t j = 0; j < l.size(); ++j) {
-        add(0, t_.route_to_fabric(l[j], true), S / dm, 1);
-        add(0, t_.route_to_fabric(l[j], false), S / dm, 1);
+        add(0, router_.route_to_fabric(l[j], true), S / dm, 1);
+        add(0, router_.route_to_fabric(l[j], false), S / dm, 1);
         const VertexId nic = t_.nic_vertex(t_.node_of(l[j]), t_.nic_of_local_gpu(t_.local_of(l[j])));
-        ++shards_at_leaf[t_.attachment_switch(nic)][static_cast<int>(j)];
+        ++shards_at_leaf[router_.attachment_switch(nic)][static_cast<int>(j)];
       }
     }
     if (shards_at_leaf.size() <= 1) return;
@@ -284,7 +284,7 @@ class FlowCollectives::Planner {
       int worst = 0;
       for (const auto& [leaf, shards] : shards_at_leaf) {
         if (leaf == top) continue;
-        worst = std::max(worst, load_[t_.route_switches(leaf, top).channels.front()]);
+        worst = std::max(worst, load_[router_.route_switches(leaf, top).channels.front()]);
       }
       if (best < 0 || worst < best) {
         best = worst;
@@ -292,14 +292,14 @@ class FlowCollectives::Planner {
       }
     }
     for (const auto& [leaf, shards] : shards_at_leaf) {
-      if (leaf != root) ++load_[t_.route_switches(leaf, root).channels.front()];
+      if (leaf != root) ++load_[router_.route_switches(leaf, root).channels.front()];
     }
     // Switches reduce as they forward: every link of the tree (the union of the leaves' paths to the root)
     // carries one aggregate per shard below it, up and then down again.
     std::map<ChannelId, double> tree;
     for (const auto& [leaf, shards] : shards_at_leaf) {
       const double bytes = static_cast<double>(shards.size()) * S / dm;
-      for (ChannelId c : t_.route_switches(leaf, root).channels) tree[c] = std::max(tree[c], bytes);
+      for (ChannelId c : router_.route_switches(leaf, root).channels) tree[c] = std::max(tree[c], bytes);
     }
     for (const auto& [c, bytes] : tree) {
       const Time lat = t_.channel_edge(c).latency + t_.vertex(t_.ends(static_cast<int>(c / 2)).second).latency;
@@ -310,15 +310,16 @@ class FlowCollectives::Planner {
 
  private:
   const Topology& t_;
+  Router& router_;
   Run& run_;
-  double eff_;
+  double eff_;  // the calibration's bandwidth factor for every flow of this group
   std::vector<VertexId>& tops_;                          // top-tier switches (SHARP roots), found once
   std::map<ChannelId, int>& load_;  // leaf uplink -> SHARP trees using it, within one request
 };
 
 FlowCollectives::FlowCollectives(EventEngine& engine, const Topology& topology, CollectiveCalibration calibration,
                                  FlowCollectiveOptions options)
-    : engine_(engine), topo_(topology), calib_(std::move(calibration)), cost_(topo_, calib_),
+    : engine_(engine), topo_(topology), router_(topology), calib_(std::move(calibration)), cost_(topo_, calib_),
       options_(std::move(options)), net_(engine, topology) {}
 
 CollectiveAlgorithm FlowCollectives::pick(const CollectiveRequest& req, const GroupShape& g) const {
@@ -362,7 +363,7 @@ void FlowCollectives::start(const CollectiveRequest& req, std::function<void()> 
       notify_start(req, a);
       counted = true;
     }
-    Planner plan(topo_, run, cost_.efficiency(a, req.bytes, g), sharp_roots_, sharp_load_);
+    Planner plan(topo_, router_, run, cost_.efficiency(a, req.bytes, g), sharp_roots_, sharp_load_);
     const bool pipelined = req.bytes > options_.pipeline_threshold;
     switch (req.kind == CollectiveKind::all_to_all || req.kind == CollectiveKind::send_recv
                 ? CollectiveAlgorithm::ring : a) {
@@ -379,8 +380,8 @@ void FlowCollectives::start(const CollectiveRequest& req, std::function<void()> 
       // The tree's depth: its flows carry one hop's latency; a chunk crosses m-1 chain hops and log2(N) levels
       // up and again down.
       const int depth = g.nodes > 1 ? static_cast<int>(std::ceil(std::log2(g.nodes))) : 0;
-      const Time intra = topo_.route(group[0], group[1]).latency;
-      const Time inter = g.nodes > 1 ? topo_.route(0, topo_.node().gpus).latency : Time::zero();
+      const Time intra = router_.route(group[0], group[1]).latency;
+      const Time inter = g.nodes > 1 ? router_.route(0, topo_.node().gpus).latency : Time::zero();
       tail += (intra * (g.per_node - 1) + inter * depth) * 2;
     }
     run.tail = std::max(run.tail, tail);
@@ -401,8 +402,8 @@ void FlowCollectives::start_phase(std::uint32_t id) {
   const auto& flows = run.phases[run.phase];
   run.outstanding = flows.size();
   for (const PlannedFlow& f : flows) {
-    net_.start(std::span<const ChannelId>(run.channels.data() + f.offset, f.length), Bytes{f.bytes}, f.latency,
-               [this, id] { flow_done(id); });
+    net_.start(std::span<const ChannelId>(run.channels.data() + f.offset, f.length), f.bytes, f.latency,
+               [this, id] { flow_done(id); }, f.bandwidth_factor);
   }
 }
 

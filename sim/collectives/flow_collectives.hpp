@@ -7,8 +7,10 @@
 // 1,024-GPU ring all-reduce on a DGX SuperPOD is 8 channels x 1,024 edges = 8,192 flows, solved once. Algorithms
 // whose rounds depend on each other (halving-doubling, unpipelined hierarchical) run phase after phase.
 //
-// Time of a collective = the flows (path latency x steps, bytes / calibrated efficiency at the max-min fair
-// rate) + the calibrated protocol latency (base + per-step latencies, calibration.hpp).
+// Time of a collective = the flows (path latency x steps, then the payload at the max-min fair rate, each flow
+// bounded by the calibrated bandwidth efficiency x its route's narrowest link) + the calibrated protocol
+// latency (base + per-step latencies, calibration.hpp). The calibration bounds rates; it never inflates bytes,
+// so link statistics report the real payload.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/collective_cost.hpp"
 #include "sim/network/flow_network.hpp"
+#include "sim/topology/router.hpp"
 
 namespace cs {
 
@@ -48,10 +51,11 @@ class FlowCollectives final : public CollectiveModel {
 
  private:
   struct PlannedFlow {
-    std::uint32_t offset;
+    std::uint32_t offset;     // route: run.channels[offset, offset + length)
     std::uint32_t length;
-    double bytes;
+    Bytes bytes;              // payload
     Time latency;
+    double bandwidth_factor;  // calibration: rate bound = factor x the route's narrowest link
   };
   struct Run {
     std::vector<ChannelId> channels;
@@ -69,6 +73,7 @@ class FlowCollectives final : public CollectiveModel {
 
   EventEngine& engine_;
   const Topology& topo_;
+  Router router_;  // this simulation's routes
   CollectiveCalibration calib_;
   CollectiveCost cost_;
   FlowCollectiveOptions options_;

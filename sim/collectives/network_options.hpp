@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "sim/collectives/analytic_collectives.hpp"
+#include "sim/collectives/calibration.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/core/event_engine.hpp"
 #include "sim/input/input_node.hpp"
@@ -28,6 +30,15 @@ struct NetworkOptions {
 
 /// Reads a scenario's `network:` mapping; unknown keys, unknown algorithms and bad units are InputErrors.
 [[nodiscard]] NetworkOptions parse_network_options(const InputNode& section);
+
+/// The calibration `options` names: datasheet defaults, ideal, or the CSV file.
+[[nodiscard]] CollectiveCalibration collective_calibration(const NetworkOptions& options);
+
+/// The contention-free estimator for the short collectives inside a unit (TP, CP, EP), with the same
+/// calibration and algorithm overrides as the scenario's fabric model.
+[[nodiscard]] std::unique_ptr<AnalyticCollectives> make_collective_estimator(EventEngine& engine,
+                                                                             const Topology& topology,
+                                                                             const NetworkOptions& options);
 
 /// The flow-level model (default) or the analytic one, with the calibration and overrides of `options`.
 /// `topology` and `engine` must outlive the model.

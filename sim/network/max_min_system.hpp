@@ -8,8 +8,11 @@
 // unfixed variable; the first constraint to saturate (left / unfixed weight is smallest) or variable to hit
 // its bound (bound / weight is smallest) fixes its variables at that level; repeat. Only the connected
 // component of constraints and variables touched since the last solve is re-solved (a change elsewhere cannot
-// move these values). Complexity per solve of a component with V variables, C constraints and H constraints
-// per variable: O((V*H + C) log(C + V)) with a heap of candidate levels.
+// move these values). A constraint whose users could not fill it even at their caps (each variable's cap is its
+// bound or the smallest capacity it uses) can never bind: it couples nothing, so the walk does not cross it and
+// filling ignores it, which keeps components to the links that are really shared. Complexity per solve of a component with V variables, C constraints and H constraints
+// per variable: O(V*H + C log C): an indexed heap holds one level per constraint, and each round of fixing
+// moves every constraint it touched once.
 //
 // The values are plain numbers in whatever unit the capacities use (FlowNetwork uses bytes per second); the
 // system knows nothing of time. Variable ids are reused after removal.
@@ -19,6 +22,8 @@
 #include <limits>
 #include <span>
 #include <vector>
+
+#include "sim/network/level_heap.hpp"
 
 namespace cs {
 
@@ -55,15 +60,18 @@ class MaxMinSystem {
     VariableId variable;
     std::uint32_t hop;  // index of this constraint in the variable's list
   };
+  struct Hop {
+    ConstraintId constraint;
+    std::uint32_t slot;  // index of the variable in the constraint's `users`
+  };
   struct Variable {
-    std::vector<ConstraintId> constraints;
-    std::vector<std::uint32_t> slot;  // index of this variable in each constraint's `users`
+    std::vector<Hop> hops;
     double weight = 1.0;
     double bound = kUnbounded;
+    double cap = kUnbounded;  // the most it can ever get: min(bound, the smallest capacity it uses)
     double value = 0;
     std::uint32_t mark = 0;   // epoch of the last component walk that reached it
     std::uint32_t fixed = 0;  // epoch in which progressive filling fixed it
-    bool live = false;
   };
   struct Constraint {
     double capacity = 0;
@@ -71,35 +79,38 @@ class MaxMinSystem {
     double left = 0;          // capacity not yet given out, during a solve
     double weight_left = 0;   // weight of the users not yet fixed
     std::uint32_t unfixed = 0;
-    std::uint32_t version = 0;
-    std::uint32_t mark = 0;
+    std::uint32_t mark = 0;   // epoch of the last component walk that reached it
+    std::uint32_t active = 0; // epoch in which it takes part in progressive filling (it can bind)
+    double demand = 0;        // sum of its users' caps: at or below capacity, it can never bind
   };
-  // A candidate level: constraint `id` saturates at `level`, or (bound) variable `id` reaches its bound.
-  struct Level {
+  // A variable reaching its bound at `level` (= bound / weight); these are few (calibrated flows only).
+  struct BoundLevel {
     double level;
-    std::uint32_t id;
-    std::uint32_t version;
-    bool bound;
-    bool operator>(const Level& o) const noexcept {
-      if (level != o.level) return level > o.level;
-      if (bound != o.bound) return bound > o.bound;
-      return id > o.id;
+    VariableId variable;
+    bool operator>(const BoundLevel& o) const noexcept {
+      return level != o.level ? level > o.level : variable > o.variable;
     }
   };
 
+  [[nodiscard]] bool can_bind(const Constraint& c) const noexcept { return c.demand > c.capacity * (1 + 1e-12); }
   void collect_component();
-  void fix(VariableId v, double value, std::uint32_t saturated);
+  void fix_bottleneck(ConstraintId c, double level);
+  void fix(VariableId v, double value);
+  void update_touched();
 
   std::vector<Variable> variables_;
   std::vector<VariableId> free_;
   std::vector<Constraint> constraints_;
   std::vector<ConstraintId> dirty_;
   std::uint32_t epoch_ = 0;
+  std::uint32_t stamp_ = 0;  // marks the constraints touched by one round of fixing
+  std::vector<std::uint32_t> touched_mark_;
   std::size_t largest_component_ = 0;
   // Scratch space reused by every solve.
-  std::vector<ConstraintId> stack_, component_constraints_;
+  std::vector<ConstraintId> stack_, component_constraints_, touched_;
   std::vector<VariableId> component_variables_;
-  std::vector<Level> heap_;
+  LevelHeap levels_;                // constraints by level = left / unfixed weight, one entry each
+  std::vector<BoundLevel> bounds_;  // min-heap (std::greater)
 };
 
 }  // namespace cs

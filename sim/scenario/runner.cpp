@@ -15,14 +15,15 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
 
   EventEngine engine;
   // Stage-to-stage transfers and DP reductions run on the fabric model the scenario chose (flow-level max-min
-  // by default); the short collectives inside a unit (TP, CP, EP) are priced once on an idle fabric.
+  // by default); the short collectives inside a unit (TP, CP, EP) are priced once on an idle fabric, with the
+  // scenario's calibration and algorithm overrides.
   const std::unique_ptr<CollectiveModel> fabric_model = make_collective_model(engine, sc.topology, sc.network);
   CollectiveModel& fabric = *fabric_model;
-  const AnalyticCollectives estimator(engine, sc.topology);
+  const std::unique_ptr<AnalyticCollectives> estimator = make_collective_estimator(engine, sc.topology, sc.network);
   r.network_model = fabric.describe();
 
   const UnitCosts costs(sc.model, sc.plan, sc.training, *compute,
-                        [&](const CollectiveRequest& req) { return estimator.duration(req); }, sc.profile.gpu.sm_count);
+                        [&](const CollectiveRequest& req) { return estimator->duration(req); }, sc.profile.gpu.sm_count);
   const NetworkStatistics network_stats(fabric, sc.network);
   StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
   for (auto* o : observers) replay.add_observer(*o);

@@ -4,10 +4,8 @@
 // topology file in topologies/ (format: docs/topology.md) by the node and fabric builders.
 //
 // Each edge carries two directed channels, 2e (from the edge's first end to its second) and 2e+1; a route is
-// a list of channel ids. Routes follow NCCL's transports: NVLink inside a node when there is one (else the
-// PCIe tree), and between nodes the GPU's own NIC over the fabric, with deterministic ECMP among the
-// equal-cost fabric paths (a hash of the two ends picks the next hop). When the fabric cannot reach the
-// destination rail (rail-only), the data first crosses NVLink to the local GPU on that rail (PXN).
+// a list of channel ids, found by a Router (router.hpp). A Topology is immutable once built and holds no
+// caches, so any number of threads may simulate over one topology, each with its own Router.
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>
@@ -15,7 +13,6 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -128,21 +125,8 @@ class Topology {
   [[nodiscard]] int nic_of_local_gpu(int local) const;
   [[nodiscard]] int rail_of_nic(int nic) const;
 
-  // ---- Routes (cached; the returned span stays valid until the next route call) ----
-  /// GPU to GPU, as NCCL moves data (see the file comment). Throws std::runtime_error if unreachable.
-  [[nodiscard]] RouteView route(int src_gpu, int dst_gpu) const;
-  /// GPU `gpu` to the fabric switch its NIC plugs into (`upward`), or back down. Throws without a fabric.
-  [[nodiscard]] RouteView route_to_fabric(int gpu, bool upward) const;
-  /// Between two fabric switches over the fabric only (ECMP like GPU routes).
-  [[nodiscard]] RouteView route_switches(VertexId from, VertexId to) const;
-  /// Shortest path between any two vertices over all links (for devices: NVMe to host memory, ...).
-  [[nodiscard]] RouteView route_vertices(VertexId from, VertexId to) const;
   /// The channel from `from` to its neighbour `to` (they must share an edge).
   [[nodiscard]] ChannelId channel_between(VertexId from, VertexId to) const;
-  /// The leaf switch a NIC plugs into, or -1.
-  [[nodiscard]] VertexId attachment_switch(VertexId nic) const;
-  /// Hop count of the fabric path between two NICs' switches (0: same switch); -1 if unreachable.
-  [[nodiscard]] int fabric_distance(VertexId nic_a, VertexId nic_b) const;
 
   // ---- What was built ----
   [[nodiscard]] const FabricInventory& inventory() const noexcept { return inventory_; }
@@ -155,29 +139,9 @@ class Topology {
   int add_edge(VertexId a, VertexId b, const EdgeInfo& e);
   void set_node_layout(int vertices_per_node, int edges_per_node);
   [[nodiscard]] int vertices_per_node() const noexcept { return vertices_per_node_; }
+  [[nodiscard]] int edges_per_node() const noexcept { return edges_per_node_; }
 
  private:
-  struct RouteKey {
-    std::uint64_t key;
-    bool operator==(const RouteKey&) const = default;
-  };
-  struct RouteEntry {
-    std::uint32_t offset;
-    std::uint32_t length;
-    Time latency;
-  };
-  struct Cache;
-
-  void append_pcie_path(VertexId from, VertexId to, std::vector<ChannelId>& out, Time& latency) const;
-  void append_fabric_path(VertexId nic_from, VertexId nic_to, std::uint64_t hash, std::vector<ChannelId>& out,
-                          Time& latency) const;
-  void append_switch_path(VertexId from, VertexId to, std::uint64_t hash, std::vector<ChannelId>& out,
-                          Time& latency) const;
-  void append_hop(VertexId from, VertexId to, std::vector<ChannelId>& out, Time& latency) const;
-  void ensure_fabric() const;
-  [[nodiscard]] const std::vector<std::uint16_t>& fabric_distances_to(VertexId sw) const;
-  [[nodiscard]] RouteView store(std::uint64_t key, const std::vector<ChannelId>& path, Time latency) const;
-
   std::string name_;
   NodeSpec node_;
   FabricSpec fabric_;
@@ -186,11 +150,9 @@ class Topology {
   std::vector<VertexInfo> vertices_;
   std::vector<EdgeInfo> edges_;
   std::vector<std::pair<VertexId, VertexId>> ends_;
-  // adjacency as (neighbour, edge) lists, CSR-like, rebuilt lazily for routing
   int vertices_per_node_ = 0;
   int edges_per_node_ = 0;
   FabricInventory inventory_;
-  std::unique_ptr<Cache> cache_;
 };
 
 /// Loads `name_or_path` (a file, or topologies/<name>.yaml) for a cluster of `gpus` GPUs and builds its graph.

@@ -1,11 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/collectives/flow_collectives.hpp"
 #include "sim/collectives/network_options.hpp"
 #include "sim/collectives/network_report.hpp"
+#include "sim/topology/router.hpp"
 
 namespace cs {
 namespace {
@@ -36,8 +38,9 @@ TEST(RingAllReduce, MatchesTheAlphaBetaFormulaInsideANode) {
   // ring step is the GPU -> NVSwitch -> GPU path. Ring all-reduce of S bytes on n = 8 GPUs:
   //   T = 2(n-1)/n * S/B + 2(n-1) a.
   const Topology t = load_topology("dgx-h100", 8);
+  Router router(t);
   const double S = 1024.0 * 1024 * 1024, B = 18 * 25e9 * 0.824;
-  const Time a = t.route(0, 1).latency;
+  const Time a = router.route(0, 1).latency;
   const Time expected = Time::from_seconds(2.0 * 7 / 8 * S / B) + a * 14;
   const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(8)}, "ar", CollectiveAlgorithm::ring});
   EXPECT_NEAR(static_cast<double>(got.count_ns()), static_cast<double>(expected.count_ns()), 2.0);
@@ -48,8 +51,9 @@ TEST(RingAllReduce, MatchesTheFormulaAcrossNodesOnOneRail) {
   // edge is GPU -> PCIe switch -> NIC -> switch -> NIC -> PCIe switch -> GPU, and the NIC port is the slowest
   // link: B = 400 Gb/s x 64/66 = 48.48 GB/s. n = 4: T = 2(3)/4 * S/B + 6 a.
   const Topology t = load_topology("dgx-h100-ib-switch", 32);
+  Router router(t);
   const double S = 256.0 * 1024 * 1024, B = 400e9 / 8 * 0.9697;
-  const Time a = t.route(0, 8).latency;
+  const Time a = router.route(0, 8).latency;
   const Time expected = Time::from_seconds(2.0 * 3 / 4 * S / B) + a * 6;
   const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(4, 0, 8)}, "dp", CollectiveAlgorithm::ring});
   EXPECT_NEAR(static_cast<double>(got.count_ns()), static_cast<double>(expected.count_ns()), 2.0);
@@ -73,8 +77,9 @@ TEST(HalvingDoubling, SameBandwidthTermAsTheRingWithLogRounds) {
   // Rabenseifner on 8 GPUs: reduce-scatter rounds of S/2, S/4, S/8, all-gather rounds of S/8, S/4, S/2, each at
   // the full link bandwidth: 2 * 7/8 * S/B, plus 2 log2(8) = 6 step latencies.
   const Topology t = load_topology("dgx-h100", 8);
+  Router router(t);
   const double S = 1e9, B = 18 * 25e9 * 0.824;
-  const Time a = t.route(0, 1).latency;
+  const Time a = router.route(0, 1).latency;
   const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(8)}, "", CollectiveAlgorithm::halving_doubling});
   const double expected = 2.0 * 7 / 8 * S / B + 6 * a.seconds();
   EXPECT_NEAR(got.seconds(), expected, 10e-9);
@@ -192,9 +197,10 @@ TEST(Calibration, CsvReplacesTheDefaultsAndReportsBadRows) {
   EXPECT_DOUBLE_EQ(c.lookup(CollectiveAlgorithm::nvls, LinkClass::nvlink, Bytes{4e6}).bandwidth_efficiency, 0.85);
   // Ring on 8 H100 at efficiency 0.8, 1 us base, no step overhead: the bandwidth term grows by 1/0.8.
   const Topology t = load_topology("dgx-h100", 8);
+  Router router(t);
   const double S = 1e9, B = 18 * 25e9 * 0.824;
   const Time got = flow_time(t, {CollectiveKind::all_reduce, Bytes{S}, {iota(8)}, "", CollectiveAlgorithm::ring}, c);
-  const double expected = 2.0 * 7 / 8 * S / (B * 0.8) + 14 * t.route(0, 1).latency.seconds() + 1e-6;
+  const double expected = 2.0 * 7 / 8 * S / (B * 0.8) + 14 * router.route(0, 1).latency.seconds() + 1e-6;
   EXPECT_NEAR(got.seconds(), expected, 5e-9);
   {
     std::ofstream out(path);
@@ -224,6 +230,75 @@ TEST(Determinism, SameRequestsSameTimesAndLinkStatistics) {
     return std::pair{stats.report(engine.now(), engine.now()), engine.now()};
   };
   EXPECT_EQ(once(), once());
+}
+
+}  // namespace
+}  // namespace cs
+
+namespace cs {
+namespace {
+
+TEST(Concurrency, ThreadsSimulatingOverOneTopologyAgreeWithOneThread) {
+  // A sweep runs points on many threads over one shared, immutable Topology; each simulation has its own
+  // Router (route memo), engine and network. Four threads, each running a different mix of collectives, must
+  // get exactly what the same mix gets alone.
+  const Topology t = load_topology("dgx-h100", 256);
+  auto simulate = [&](int variant) {
+    EventEngine engine;
+    NetworkOptions o;
+    auto model = make_collective_model(engine, t, o);
+    const NetworkStatistics stats(*model, o);
+    CollectiveRequest dp{CollectiveKind::all_reduce, Bytes{1e8 * (1 + variant)}, {}, "dp"};
+    for (int j = 0; j < 8; ++j) dp.groups.push_back(iota(32, j, 8));
+    model->start(dp, [] {});
+    model->start({CollectiveKind::all_to_all, Bytes{5e7}, {iota(16, variant, 16)}, "ep"}, [] {});
+    engine.run();
+    return std::pair{stats.report(engine.now(), engine.now()), engine.now()};
+  };
+  std::vector<std::pair<NetworkReport, Time>> alone, together(4);
+  for (int v = 0; v < 4; ++v) alone.push_back(simulate(v));
+  std::vector<std::thread> threads;
+  for (int v = 0; v < 4; ++v) threads.emplace_back([&, v] { together[static_cast<std::size_t>(v)] = simulate(v); });
+  for (auto& th : threads) th.join();
+  for (int v = 0; v < 4; ++v) EXPECT_EQ(alone[static_cast<std::size_t>(v)], together[static_cast<std::size_t>(v)]) << v;
+}
+
+}  // namespace
+}  // namespace cs
+
+namespace cs {
+namespace {
+
+TEST(NetworkOptions, TheAnalyticBackendAndTheEstimatorHonourAlgorithmsAndCalibration) {
+  // network.algorithms {all_reduce: halving_doubling} must reach the analytic backend (it used to be dropped
+  // while the JSON still reported it), and the TP/CP/EP estimator must use the scenario's calibration.
+  const Topology t = load_topology("dgx-h100", 16);
+  EventEngine engine;
+  NetworkOptions o;
+  o.backend = NetworkBackend::analytic;
+  o.algorithm[CollectiveKind::all_reduce] = CollectiveAlgorithm::halving_doubling;
+  auto analytic = make_collective_model(engine, t, o);
+  const NetworkStatistics stats(*analytic, o);
+  (void)run(*analytic, engine, {CollectiveKind::all_reduce, Bytes{1e8}, {iota(16)}, ""});
+  const NetworkReport r = stats.report(engine.now(), engine.now());
+  ASSERT_EQ(r.algorithms_used.size(), 1U);
+  EXPECT_EQ(r.algorithms_used.begin()->first, "halving_doubling");
+  EXPECT_EQ(r.algorithm_overrides.at("all-reduce"), "halving_doubling");
+
+  // Tree on 8 GPUs of one node, 1 MiB: the datasheet calibration's tree efficiency (0.9 x 0.5 at 1 MiB) and
+  // 28 us steps make it slower than the ideal calibration (efficiency 1, link latencies only).
+  const CollectiveRequest tp{CollectiveKind::all_reduce, Bytes{1024.0 * 1024}, {iota(8)}, "tp",
+                             CollectiveAlgorithm::tree};
+  NetworkOptions ideal, datasheet;
+  ideal.calibration = "ideal";
+  const Time t_ideal = make_collective_estimator(engine, t, ideal)->duration(tp);
+  const Time t_datasheet = make_collective_estimator(engine, t, datasheet)->duration(tp);
+  EXPECT_LT(t_ideal, t_datasheet);
+  NetworkOptions ring_for_all;
+  ring_for_all.algorithm[CollectiveKind::all_reduce] = CollectiveAlgorithm::ring;
+  CollectiveRequest automatic = tp;
+  automatic.algorithm = CollectiveAlgorithm::automatic;
+  EXPECT_EQ(make_collective_estimator(engine, t, ring_for_all)->algorithm_for(automatic), CollectiveAlgorithm::ring);
 }
 
 }  // namespace

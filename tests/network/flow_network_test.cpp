@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/network/link_statistics.hpp"
+#include "sim/topology/router.hpp"
 
 namespace cs {
 namespace {
@@ -29,9 +30,10 @@ TEST(FlowNetwork, TwoFlowsOnOneLinkGetHalfEach) {
   // Two GPUs on one root complex, PCIe links of B = 10 GB/s and 1 us each way. Both flows go GPU0 -> RC ->
   // GPU1 (latency 2 us) and share both channels: each gets B/2 = 5 GB/s.
   const Topology t = build_topology("pair", plain_node(2, Bandwidth{10e9}, Bandwidth{1e9}), FabricSpec{}, 1);
+  Router router(t);
   EventEngine engine;
   FlowNetwork net(engine, t);
-  const RouteView r = t.route(0, 1);
+  const RouteView r = router.route(0, 1);
   ASSERT_EQ(r.channels.size(), 2U);
   ASSERT_EQ(r.latency, Time::us(2));
   Time end_a, end_b;
@@ -66,9 +68,10 @@ TEST(FlowNetwork, MaxMinGivesTheSlackToTheUnconstrainedFlow) {
   // Classic max-min example (Bertsekas & Gallager 6.5): link 1 of capacity C1 carries flows a and b, link 2 of
   // capacity C2 > C1 carries b and c. Fair shares: a = b = C1/2 (link 1 is the bottleneck), c = C2 - C1/2.
   const Topology t = load_topology("pcie-4090", 8);
+  Router router(t);
   EventEngine engine;
   FlowNetwork net(engine, t);
-  const ChannelId link1 = t.route(0, 1).channels[0];  // GPU 0 -> its PCIe switch
+  const ChannelId link1 = router.route(0, 1).channels[0];  // GPU 0 -> its PCIe switch
   const ChannelId link2 = t.channel_between(t.root_complex_vertex(0, 0), t.root_complex_vertex(0, 1));
   const double c1 = t.channel_capacity(link1).value(), c2 = t.channel_capacity(link2).value();
   ASSERT_LT(c1, c2);
@@ -89,7 +92,8 @@ TEST(FlowNetwork, SharedPcieUplinkSlowsTheGpuBehindIt) {
   // With NVMe 0 reading into host memory at the same time, switch 0's uplink is shared: the NVMe link
   // (7.88 GB/s x 0.9 = 7.09 GB/s) caps the drive, and the GPU gets U - 7.09 GB/s.
   const Topology t = load_topology("pcie-4090", 8);
-  const RouteView gpu = t.route(0, 2);
+  Router router(t);
+  const RouteView gpu = router.route(0, 2);
   const std::vector<ChannelId> gpu_route(gpu.channels.begin(), gpu.channels.end());
   const double u = 31.5e9 * 0.9, drive = 7.88e9 * 0.9;
   {
@@ -102,7 +106,7 @@ TEST(FlowNetwork, SharedPcieUplinkSlowsTheGpuBehindIt) {
   EventEngine engine;
   FlowNetwork net(engine, t);
   net.start(gpu_route, Bytes{1e12}, Time::zero(), [] {});
-  const RouteView nvme = t.route_vertices(t.device_vertex(0, 0), t.root_complex_vertex(0, 0));
+  const RouteView nvme = router.route_vertices(t.device_vertex(0, 0), t.root_complex_vertex(0, 0));
   net.start(nvme.channels, Bytes{1e12}, Time::zero(), [] {});
   // And the NIC, also on switch 0, sending from host memory to the wire does not touch that direction.
   engine.run(Time::us(1));
@@ -116,10 +120,11 @@ TEST(FlowNetwork, ANicOnAGpuSwitchTakesBandwidthFromThatGpu) {
   // other box leaves through that NIC, so it comes down the same uplink. Alone, A gets U; together both get U/2
   // (B's own limit, the 200 Gb/s port at 24.2 GB/s, is above U/2).
   const Topology t = load_topology("pcie-4090", 16);
+  Router router(t);
   const double u = 31.5e9 * 0.9;
-  const RouteView a = t.route(2, 0);
+  const RouteView a = router.route(2, 0);
   const std::vector<ChannelId> ra(a.channels.begin(), a.channels.end());
-  const RouteView b = t.route(3, 8);
+  const RouteView b = router.route(3, 8);
   const std::vector<ChannelId> rb(b.channels.begin(), b.channels.end());
   EventEngine engine;
   FlowNetwork net(engine, t);
@@ -143,13 +148,14 @@ Topology small_fat_tree(int radix, double oversub) {
 }
 
 Time cross_leaf_all_to_all(const Topology& t, Bytes each) {
+  Router router(t);
   EventEngine engine;
   FlowNetwork net(engine, t);
   Time last;
   for (int s = 0; s < 8; ++s) {
     for (int d = 0; d < 8; ++d) {
       if (s / 4 == d / 4) continue;  // hosts 0-3 on leaf 0, 4-7 on leaf 1: only cross-tier pairs
-      const RouteView r = t.route(s, d);
+      const RouteView r = router.route(s, d);
       net.start(r.channels, each, Time::zero(), [&] { last = engine.now(); });
     }
   }
@@ -170,13 +176,14 @@ TEST(FlowNetwork, TwoToOneOversubscriptionHalvesCrossTierThroughput) {
 TEST(FlowNetwork, IncrementalSolveTouchesOnlyTheChangedComponent) {
   // Two disjoint pairs of flows: starting the second pair must not re-solve (or disturb) the first.
   const Topology t = load_topology("pcie-4090", 8);
+  Router router(t);
   EventEngine engine;
   FlowNetwork net(engine, t);
-  const RouteView a = t.route(0, 1);
+  const RouteView a = router.route(0, 1);
   const std::vector<ChannelId> ra(a.channels.begin(), a.channels.end());
   net.start(ra, Bytes{1e9}, Time::zero(), [] {});
   engine.run(Time::us(1));
-  const RouteView b = t.route(6, 7);
+  const RouteView b = router.route(6, 7);
   net.start(b.channels, Bytes{1e9}, Time::zero(), [] {});
   engine.run(Time::us(2));
   EXPECT_EQ(net.largest_component(), 1U);

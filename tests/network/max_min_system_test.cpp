@@ -124,3 +124,36 @@ TEST(MaxMinSystem, IdsAreReusedAndBadInputRefused) {
 
 }  // namespace
 }  // namespace cs
+
+namespace cs {
+namespace {
+
+TEST(MaxMinSystem, ALinkThatCannotFillCouplesNothing) {
+  // a uses {l1 = 10, fat = 100}, b uses {l2 = 10, fat = 100}, c uses {l1}. Caps: a, b, c are at most 10
+  // (their narrowest link), so fat carries at most 20 < 100: it can never bind, and {a, c} and {b} are
+  // separate components. a = c = 5 (l1 shared), b = 10 (alone on l2).
+  MaxMinSystem s;
+  const C l1 = s.add_constraint(10), l2 = s.add_constraint(10), fat = s.add_constraint(100);
+  const C ra[] = {l1, fat}, rb[] = {l2, fat}, rc[] = {l1};
+  const auto a = s.add_variable(ra), b = s.add_variable(rb), c = s.add_variable(rc);
+  (void)s.solve();
+  EXPECT_DOUBLE_EQ(s.value(a), 5.0);
+  EXPECT_DOUBLE_EQ(s.value(b), 10.0);
+  EXPECT_DOUBLE_EQ(s.value(c), 5.0);
+  // d joins b on l2: l2 (demand 20 > 10) now binds, b = d = 5. The walk reaches fat through b but does not
+  // cross it, so a and c are not re-solved.
+  const C rd[] = {l2};
+  const auto d = s.add_variable(rd);
+  const auto changed = s.solve();
+  EXPECT_EQ(changed.size(), 2U);
+  EXPECT_DOUBLE_EQ(s.value(b), 5.0);
+  EXPECT_DOUBLE_EQ(s.value(d), 5.0);
+  EXPECT_DOUBLE_EQ(s.value(a), 5.0);
+  // Removing c frees l1 (seeded, so a is re-solved even though l1 can no longer bind): a = 10.
+  s.remove_variable(c);
+  (void)s.solve();
+  EXPECT_DOUBLE_EQ(s.value(a), 10.0);
+}
+
+}  // namespace
+}  // namespace cs
