@@ -17,6 +17,7 @@
 #include "sim/cli/exit_codes.hpp"
 #include "sim/api/clustersim.hpp"
 #include "sim/core/error.hpp"
+#include "sim/sweep/sweep_schema.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"clustersim: simulate LLM training on a GPU cluster and report step time, MFU, memory, power and cost"};
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
   cs::cli::register_results_command(app);
   cs::cli::register_plan_command(app);
   cs::cli::register_schema_command(app);
+  cs::api::register_sweep_schema(cs::sweep_schema());
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

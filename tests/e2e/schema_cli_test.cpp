@@ -31,7 +31,7 @@ Outcome run_cli(const std::string& args, bool with_stderr = true) {
 }
 
 TEST(SchemaCli, PrintsAJsonSchemaForEveryInputKind) {
-  for (const char* kind : {"scenario", "topology", "profile"}) {
+  for (const char* kind : {"scenario", "topology", "profile", "sweep"}) {
     const Outcome o = run_cli(std::string("schema ") + kind, false);
     ASSERT_EQ(o.status, 0) << kind;
     const auto j = nlohmann::json::parse(o.output);
