@@ -1,6 +1,8 @@
 // Runs the clustersim binary as a user does and checks exit codes, messages and files.
 #include <gtest/gtest.h>
 
+#include "run_cli.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -13,23 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
+using cs::e2e::Outcome;
 
-Outcome run(const std::string& args) {
-  const std::string cmd = std::string(CLUSTERSIM_BIN) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return o;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+Outcome run(const std::string& args) { return cs::e2e::run_cli(args); }
 
 fs::path temp_dir() {
   const fs::path d = fs::temp_directory_path() / ("cs_e2e_" + std::to_string(::getpid()));

@@ -1,6 +1,8 @@
 // `clustersim schema` and references checked when a scenario loads, as a user meets them.
 #include <gtest/gtest.h>
 
+#include "run_cli.hpp"
+
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -12,23 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int status = -1;
-  std::string output;
-};
-
-Outcome run_cli(const std::string& args, bool with_stderr = true) {
-  const std::string cmd = std::string(CLUSTERSIM_BIN) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return o;
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using cs::e2e::Outcome;
+using cs::e2e::run_cli;
 
 TEST(SchemaCli, PrintsAJsonSchemaForEveryInputKind) {
   for (const char* kind : {"scenario", "topology", "profile", "sweep"}) {
