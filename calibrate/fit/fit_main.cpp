@@ -27,6 +27,24 @@
 
 namespace {
 
+// Every sample with its prediction, one row each (the holdout of a fit, or a check set).
+void write_predictions_csv(const std::string& path, const std::vector<cs::fit::HeldOutPrediction>& predictions,
+                           const std::vector<cs::fit::HeldOutPrediction>& at_clock = {}) {
+  std::ofstream h(path);
+  if (!h) throw cs::InputError({path, 0, 0}, "", "cannot write");
+  h << "kind,op,dtype,layout,m,n,k,batch,heads,seq,head_dim,sm_mhz,watts,measured_s,predicted_s,error"
+    << (at_clock.empty() ? "" : ",predicted_at_clock_s") << '\n';
+  for (std::size_t i = 0; i < predictions.size(); ++i) {
+    const auto& p = predictions[i];
+    const auto& s = p.sample;
+    h << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.layout << ',' << s.m << ',' << s.n << ',' << s.k << ','
+      << s.batch << ',' << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << s.sm_mhz << ',' << s.watts << ','
+      << s.median_s << ',' << p.predicted_s << ',' << (p.predicted_s - s.median_s) / s.median_s;
+    if (!at_clock.empty()) h << ',' << at_clock[i].predicted_s;
+    h << '\n';
+  }
+}
+
 int cmd_fit(const std::vector<std::string>& sample_files, const std::string& base_name, const std::string& name,
             const std::string& db_path, const std::string& out_path, const std::string& report_path,
             const std::string& holdout_csv, double holdout_fraction, std::uint64_t seed) {
@@ -74,22 +92,14 @@ int cmd_fit(const std::vector<std::string>& sample_files, const std::string& bas
     std::ofstream rep(report_path);
     rep << report;
   }
-  if (!holdout_csv.empty()) {
-    std::ofstream h(holdout_csv);
-    h << "kind,op,dtype,m,n,k,batch,heads,seq,head_dim,measured_s,predicted_s,error\n";
-    for (const auto& p : r.holdout) {
-      const auto& s = p.sample;
-      h << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ','
-        << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << s.median_s << ',' << p.predicted_s << ','
-        << (p.predicted_s - s.median_s) / s.median_s << '\n';
-    }
-  }
+  if (!holdout_csv.empty()) write_predictions_csv(holdout_csv, r.holdout);
   std::cerr << "clustersim-fit: wrote " << out_path << "\n";
   return 0;
 }
 
 // A profile against samples it may never have seen (another run, another machine, a user's own GEMMs).
-int cmd_check_samples(const std::string& profile_name, const std::vector<std::string>& sample_files) {
+int cmd_check_samples(const std::string& profile_name, const std::vector<std::string>& sample_files,
+                      const std::string& csv_path) {
   const cs::DeviceProfile profile = cs::find_device_profile(profile_name);
   std::vector<cs::fit::HeldOutPrediction> all, at_clock;
   for (const auto& f : sample_files) {
@@ -100,6 +110,7 @@ int cmd_check_samples(const std::string& profile_name, const std::vector<std::st
     at_clock.insert(at_clock.end(), c.begin(), c.end());
   }
   if (all.empty()) throw cs::InputError({sample_files.front(), 0, 0}, "", "no GEMM or attention samples");
+  if (!csv_path.empty()) write_predictions_csv(csv_path, all, at_clock);
   std::cout << "profile " << profile.provenance.profile << " (" << profile.provenance.kind << ")\n\n"
             << cs::fit::format_prediction_subsets(all, "subset");
   if (profile.fits.power_cap) {
@@ -187,11 +198,13 @@ int main(int argc, char** argv) {
   auto* check_samples = app.add_subcommand("check-samples", "errors of a profile's GEMM and attention predictions on samples");
   check_samples->add_option("--profile", profile, "device profile (name or file)")->required();
   check_samples->add_option("--samples", check_files, "samples file(s)")->required()->check(CLI::ExistingFile);
+  std::string check_csv;
+  check_samples->add_option("--csv", check_csv, "also write every sample with its prediction here (CSV)");
   CLI11_PARSE(app, argc, argv);
   try {
     if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv, holdout_fraction, seed);
     if (*runs) return cmd_runs(db);
-    if (*check_samples) return cmd_check_samples(profile, check_files);
+    if (*check_samples) return cmd_check_samples(profile, check_files, check_csv);
     return cmd_check_steps(profile, measured);
   } catch (const cs::InputError& e) {
     std::cerr << "clustersim-fit: " << e.what() << "\n";

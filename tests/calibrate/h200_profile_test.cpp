@@ -11,9 +11,11 @@
 namespace cs {
 namespace {
 
-// The committed measured profile reproduces the committed burst-clock raw samples it was fitted on (run 2,
-// TN, at the highest clock, which is what the profile's surfaces describe): every bf16 GEMM of at least
-// 100 us (where launch jitter is negligible) within 10%, and their median within 3%.
+// The committed measured profile against run 2's burst-clock raw samples (TN, at the highest clock, which is
+// what the profile's surfaces describe): bf16 GEMMs of at least 100 us (where launch jitter is negligible),
+// 90% within 10% and their median within 4%. Since run 5 the bf16 TN surface is fitted on the sustained
+// samples alone, each brought to the highest clock by the power-cap model and the clock-reading correction
+// (docs/calibration.md): run 2's burst timings are then an independent check, reproduced to 3.6% (median).
 TEST(ShippedProfiles, H200PredictsItsOwnLargeBf16Samples) {
   const auto model = make_cost_model(find_device_profile("h200"));
   const SamplesFile f = read_samples_file(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/samples-gpu.csv");
@@ -24,21 +26,22 @@ TEST(ShippedProfiles, H200PredictsItsOwnLargeBf16Samples) {
   }
   ASSERT_GT(err.size(), 100u);
   std::sort(err.begin(), err.end());
-  EXPECT_LT(err[err.size() / 2], 0.03);
+  EXPECT_LT(err[err.size() / 2], 0.04);
   EXPECT_LT(err[err.size() * 9 / 10], 0.10);
 }
 
 // The accuracy target, reproduced from the committed raw samples by the fitter's default split: a
 // random quarter of the GEMM and attention samples held out, median error <= 5% on each and p90 <= 15% for
 // attention and for GEMMs of at least 20 us; and the committed profile records exactly what this fit gives
-// (it was made by this code from these files, in this order: run 4's sustained and burst samples, run 2's
-// burst samples, run 2's attention). The p90 of all GEMMs is held at 16%, not 15%: since run 4 the fit mixes
-// graph-replayed (sustained) and stream-launched (burst) timings of the same small shapes, which differ by
-// the launch gap, and the sustained samples' clock readings add scatter (docs/calibration.md, "Holdout").
+// (it was made by this code from these files, in this order: run 4's sustained and burst samples, run 5's
+// sustained samples in multiples of 16, run 2's burst samples, run 2's attention). Since run 5 a format and
+// layout with enough sustained samples is fitted (and held out) on those alone, so graph-replayed and
+// stream-launched timings of the same small shapes are no longer mixed (docs/calibration.md, "Holdout").
 TEST(ShippedProfiles, H200HoldoutMeetsTheTargetAndMatchesTheCommittedProfile) {
   const std::string dir = std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/";
   SamplesFile samples = read_samples_file(dir + "run4-sustained/samples-gpu.csv");
-  for (const char* more : {"run4-sustained/samples-burst.csv", "samples-gpu.csv", "samples-attention.csv"}) {
+  for (const char* more : {"run4-sustained/samples-burst.csv", "run5-align16/samples-align16.csv", "samples-gpu.csv",
+                           "samples-attention.csv"}) {
     const SamplesFile f = read_samples_file(dir + more);
     samples.samples.insert(samples.samples.end(), f.samples.begin(), f.samples.end());
   }
@@ -48,7 +51,7 @@ TEST(ShippedProfiles, H200HoldoutMeetsTheTargetAndMatchesTheCommittedProfile) {
   EXPECT_GT(r.gemm_holdout.count, 2000);
   EXPECT_GT(r.attention_holdout.count, 100);
   EXPECT_LE(r.gemm_holdout.median, 0.05);
-  EXPECT_LE(r.gemm_holdout.p90, 0.16);
+  EXPECT_LE(r.gemm_holdout.p90, 0.15);
   EXPECT_LE(r.attention_holdout.median, 0.05);
   EXPECT_LE(r.attention_holdout.p90, 0.15);
   std::vector<double> pred, meas;
