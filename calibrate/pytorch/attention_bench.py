@@ -11,6 +11,12 @@ Timing: warm-up, then repetitions of back-to-back launches between CUDA events, 
 percentiles kept; inputs rotate over enough copies to cover three times the L2 cache; random non-zero data.
 Shapes are limited to at least 2e10 useful forward FLOPs so that Python launch overhead (~20 us) stays
 hidden behind the previous kernel.
+
+--sustained: the clocks training sees (docs/calibration.md, "Sustained clocks"). A warm-up of back-to-back
+8192^3 bf16 GEMMs (--warmup-s, 20 s) lets clock and power settle at the board limit, and filler GEMMs
+(gemm_check.py's) are queued ahead of every shape's warm-up and timed launches, so the GPU never idles while
+the host prepares the next shape; samples say `sustained` in the clocks column. Without it, each shape is
+timed after the host's synchronisations (burst clocks, as run 2 measured).
 """
 import argparse
 import datetime
@@ -61,8 +67,10 @@ def rand(shape, dtype, gen):
     return (x * sign).to(dtype)
 
 
-def time_launches(fn, budget_s, target_rep_s=1e-3, warmup=3, min_reps=5, max_reps=25):
+def time_launches(fn, budget_s, target_rep_s=1e-3, warmup=3, min_reps=5, max_reps=25, busy=None):
     i = 0
+    if busy:
+        busy()
     for _ in range(warmup):
         fn(i)
         i += 1
@@ -77,6 +85,8 @@ def time_launches(fn, budget_s, target_rep_s=1e-3, warmup=3, min_reps=5, max_rep
     t1 = max(a.elapsed_time(b) * 1e-3 / 3, 1e-7)
     inner = max(1, min(200, math.ceil(target_rep_s / t1)))
     reps = max(min_reps, min(max_reps, int(budget_s / (t1 * inner))))
+    if busy:
+        busy()
     ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
     for s, e in ev:
         s.record()
@@ -97,6 +107,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--backend", default="flash", choices=["flash", "cudnn", "efficient"])
+    ap.add_argument("--sustained", action="store_true", help="time at sustained clocks (warm-up, filler GEMMs)")
+    ap.add_argument("--warmup-s", type=float, default=20.0)
     args = ap.parse_args()
     backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
                "efficient": SDPBackend.EFFICIENT_ATTENTION}[args.backend]
@@ -108,13 +120,26 @@ def main():
     start = time.time()
     shapes = grid(args.quick)
     nvml = NvmlWindow()
+    busy = None
+    if args.sustained:
+        from gemm_check import Filler
+        filler = Filler(gen)
+        t = time.monotonic()
+        while time.monotonic() - t < args.warmup_s:
+            filler.run(20)
+            torch.cuda.synchronize()
+        mhz, w, temp, _ = nvml.window(time.monotonic() - 2, time.monotonic())
+        print(f"attention_bench: warm-up {args.warmup_s:.0f} s: {mhz:.0f} MHz {w:.0f} W {temp:.0f} C", file=sys.stderr,
+              flush=True)
+        busy = lambda: filler.run(4)  # ~6 ms of GEMMs ahead of the next launches
+    clocks = "sustained" if args.sustained else ""
     with open(args.out, "w") as out:
         out.write("# clustersim calibration samples v2\n")
         out.write(f"# gpu: {props.name}\n# sm_count: {props.multi_processor_count}\n")
         out.write(f"# memory_bytes: {props.total_memory}\n# host: {socket.gethostname()}\n")
         out.write(f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
         out.write(f"# tool: calibrate/pytorch/attention_bench.py (torch {torch.__version__}, SDPA backend "
-                  f"{args.backend}{', quick' if args.quick else ''})\n")
+                  f"{args.backend}{', quick' if args.quick else ''}{', sustained' if args.sustained else ''})\n")
         out.write(f"# cudnn: {torch.backends.cudnn.version()}\n# torch_cuda: {torch.version.cuda}\n")
         out.write(COLUMNS + "\n")
         n = 0
@@ -142,10 +167,10 @@ def main():
                                 j = i % sets
                                 torch.autograd.grad(outs[j], (qs[3 * j], qs[3 * j + 1], qs[3 * j + 2]), grads[j],
                                                     retain_graph=True)
-                        med, p10, p90, reps, t0, t1 = time_launches(fn, budget)
+                        med, p10, p90, reps, t0, t1 = time_launches(fn, budget, busy=busy)
                     mhz, watts, temp, reasons = nvml.window(t0, t1)
                     out.write(f"attention,{direction},{dtype_name},0,0,0,{b},{h},{s},{d},0,1,{args.backend},"
-                              f"{med:.9g},{p10:.9g},{p90:.9g},{reps},{watts:.1f},,,{mhz:.0f},{temp:.0f},"
+                              f"{med:.9g},{p10:.9g},{p90:.9g},{reps},{watts:.1f},,{clocks},{mhz:.0f},{temp:.0f},"
                               f"{reasons}\n")
                     out.flush()
                     fl = 4.0 * b * h * s * s * d / 2 * (2.5 if direction == "bwd" else 1.0)
