@@ -27,17 +27,7 @@ import time
 import torch
 
 from nvml_window import NvmlWindow
-
-COLUMNS = ("kind,op,dtype,m,n,k,batch,heads,seq,head_dim,bytes,ranks,algo,median_s,p10_s,p90_s,reps,watts,"
-           "layout,clocks,sm_mhz,temp_c,throttle")
-
-
-def quantile(v, q):
-    v = sorted(v)
-    pos = q * (len(v) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (pos - lo) * (v[hi] - v[lo])
+from samples_file import COLUMNS, quantile
 
 
 def draw_shapes(count, seed, max_flop):
