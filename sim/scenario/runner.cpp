@@ -10,7 +10,9 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   RunResult r;
   r.scenario = sc.name;
   r.gpus = sc.plan.gpus();  // the job's GPUs (all of the cluster's, or part of a single node)
-  const auto compute = make_cost_model(sc.profile);
+  // A user's lower board limit slows the kernels where the profile has a calibrated power-cap model; otherwise the
+  // facility layer stretches the compute-bound share of the step (power_model.cpp).
+  const auto compute = make_cost_model(sc.profile, sc.facility.power.gpu_power_cap);
   r.compute_provenance = compute->provenance();
 
   EventEngine engine;

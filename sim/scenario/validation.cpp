@@ -82,6 +82,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   if (kv_heads) m.kv_heads = static_cast<int>(*kv_heads);
   else if (z) { m.kv_heads = z->kv_heads; filled.push_back("kv_heads"); }
   else m.kv_heads = m.heads;
+  // The rows have no head-width column: a preset whose heads are not hidden/heads wide (Qwen3) says so.
+  if (z && z->head_width > 0 && z->heads == m.heads) {
+    m.head_width = z->head_width;
+    filled.push_back("head_dim " + std::to_string(z->head_width));
+  }
   const bool llama_like = contains(cell("model"), "LLAMA") || contains(cell("model"), "Llama");
   m.gated_ffn = z ? z->gated_ffn : llama_like;
   if (z) {

@@ -47,7 +47,11 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("layers", &ModelSpec::layers, {.help = "transformer layers", .positive = true, .default_text = "preset's"});
   p.field("hidden", &ModelSpec::hidden, {.help = "hidden size h", .positive = true, .default_text = "preset's"});
   p.field("heads", &ModelSpec::heads,
-          {.help = "attention heads (must divide hidden)", .positive = true, .default_text = "preset's"});
+          {.help = "attention heads (must divide hidden unless head_dim is given)", .positive = true,
+           .default_text = "preset's"});
+  p.field("head_dim", &ModelSpec::head_width,
+          {.help = "width of one attention head when it is not hidden/heads (Qwen3, GPT-OSS); 0: hidden/heads",
+           .min = 0, .default_text = "hidden / heads"});
   p.field("kv_heads", &ModelSpec::kv_heads,
           {.help = "key/value heads (GQA/MQA); must divide heads", .positive = true, .default_text = "= heads"});
   p.field("ffn_hidden", &ModelSpec::ffn_hidden,
