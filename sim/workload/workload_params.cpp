@@ -83,8 +83,7 @@ void read_preset(const InputNode& preset, ModelSpec& m) {
 const ParamTable<ModelSpec>& model_file_params() {
   static const ParamTable<ModelSpec> t = [] {
     ParamTable<ModelSpec> p("", "A model preset file (models/NAME.yaml): the model's dimensions.");
-    ParamSpec version{.key = "format_version", .type = ParamType::integer, .help = "must be 1", .required = true};
-    version.check = [](const InputNode& n) { n.require(n.as<int>() == 1, "unsupported model format_version"); };
+    const ParamSpec version = format_version_spec("model", {1});
     p.custom(version, [check = version.check](const InputNode& n, ModelSpec&) { check(n); });
     add_dimensions(p);
     return p;
