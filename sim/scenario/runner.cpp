@@ -1,6 +1,7 @@
 #include "sim/scenario/runner.hpp"
 
 #include "sim/collectives/analytic_collectives.hpp"
+#include "sim/collectives/unit_collective_estimator.hpp"
 #include "sim/core/event_engine.hpp"
 #include "sim/scenario/facility_link.hpp"
 
@@ -17,15 +18,16 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
 
   EventEngine engine;
   // Stage-to-stage transfers and DP reductions run on the fabric model the scenario chose (flow-level max-min
-  // by default); the short collectives inside a unit (TP, CP, EP) are priced once on an idle fabric, with the
-  // scenario's calibration and algorithm overrides.
+  // by default); the short collectives inside a unit (TP, CP, EP) are priced once before the replay, with the
+  // scenario's calibration and algorithm overrides: node-local ones in closed form, those that cross nodes with
+  // all the stage's groups at once on the fabric model (unit_collective_estimator.hpp).
   const std::unique_ptr<CollectiveModel> fabric_model = make_collective_model(engine, sc.topology, sc.network);
   CollectiveModel& fabric = *fabric_model;
-  const std::unique_ptr<AnalyticCollectives> estimator = make_collective_estimator(engine, sc.topology, sc.network);
+  UnitCollectiveEstimator estimator(sc.topology, sc.network);
   r.network_model = fabric.describe();
 
   const UnitCosts costs(sc.model, sc.plan, sc.training, *compute,
-                        [&](const CollectiveRequest& req) { return estimator->duration(req); }, sc.profile.gpu.sm_count);
+                        [&](const CollectiveRequest& req) { return estimator.duration(req); }, sc.profile.gpu.sm_count);
   const NetworkStatistics network_stats(fabric, sc.network);
   StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
   for (auto* o : observers) replay.add_observer(*o);
