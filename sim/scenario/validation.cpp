@@ -365,7 +365,7 @@ std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows) {
   std::vector<Residual> out;
   for (const auto& v : rows) {
     if (v.skipped || v.predicted <= 0 || v.measured <= 0) continue;
-    out.push_back(Residual{v.id, v.time_ratio(), v.fp8, v.moe, v.gpus});
+    out.push_back(Residual{v.id, v.time_ratio(), v.fp8, v.moe, v.gpus, v.calibration_p90});
   }
   return out;
 }

@@ -46,7 +46,7 @@ bool flag(const CsvTable& t, const CsvTable::Row& row, const std::string& name) 
 
 const std::vector<std::string>& residual_columns() {
   static const std::vector<std::string> cols{"row_id", "source", "quantity", "measured", "predicted",
-                                             "time_ratio", "fp8", "moe", "gpus"};
+                                             "time_ratio", "fp8", "moe", "gpus", "calibration_p90"};
   return cols;
 }
 
@@ -58,8 +58,8 @@ void write_residuals(std::ostream& out, const std::vector<ValidationRow>& rows, 
   for (const ValidationRow& v : rows) {
     if (v.skipped || v.predicted <= 0 || v.measured <= 0) continue;
     // Shortest round-trip text of every number: reading the file back gives the same doubles.
-    out << fmt::format("{},{},{},{},{},{},{},{},{}\n", csv_cell(v.id), csv_cell(v.source), v.quantity, v.measured,
-                       v.predicted, v.time_ratio(), v.fp8 ? 1 : 0, v.moe ? 1 : 0, v.gpus);
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_cell(v.id), csv_cell(v.source), v.quantity, v.measured,
+                       v.predicted, v.time_ratio(), v.fp8 ? 1 : 0, v.moe ? 1 : 0, v.gpus, v.calibration_p90);
   }
 }
 
@@ -86,12 +86,36 @@ std::vector<Residual> parse_residuals(const CsvTable& t) {
       throw InputError({t.file(), row.line, column_of(t, "gpus")}, "gpus", "expected a whole number of GPUs");
     }
     r.gpus = static_cast<int>(gpus);
+    const std::string& cal = t.cell(row, "calibration_p90");
+    const auto [end, ec] = std::from_chars(cal.data(), cal.data() + cal.size(), r.calibration_p90);
+    if (ec != std::errc{} || end != cal.data() + cal.size() || !(r.calibration_p90 >= 0 && r.calibration_p90 < 1)) {
+      throw InputError({t.file(), row.line, column_of(t, "calibration_p90")}, "calibration_p90",
+                       "expected a relative error in [0, 1), got \"" + cal + "\"");
+    }
     out.push_back(std::move(r));
   }
   return out;
 }
 
 std::vector<Residual> read_residuals(const std::string& path) { return parse_residuals(CsvTable::load(path)); }
+
+Coverage held_out_coverage(const std::vector<Residual>& residuals, double level) {
+  Coverage c;
+  std::vector<Residual> others;
+  for (std::size_t i = 0; i < residuals.size(); ++i) {
+    const Residual& r = residuals[i];
+    others.clear();
+    for (std::size_t k = 0; k < residuals.size(); ++k) {
+      if (k != i) others.push_back(residuals[k]);
+    }
+    // A band for a prediction of 1 s bounds the ratio measured / predicted itself.
+    const ErrorBand b = error_band(1.0, BandQuery{r.fp8, r.moe, r.gpus}, others, r.calibration_p90, level);
+    if (!b.valid()) continue;
+    ++c.rows;
+    if (r.time_ratio >= b.low && r.time_ratio <= b.high) ++c.held;
+  }
+  return c;
+}
 
 ResidualSet load_residual_set(const std::string& path) {
   ResidualSet s;
@@ -103,6 +127,7 @@ ResidualSet load_residual_set(const std::string& path) {
   }
   try {
     s.residuals = read_residuals(path);
+    s.coverage = held_out_coverage(s.residuals, kStepBandLevel);
   } catch (const InputError& e) {
     s.problem = e.what();
   }
@@ -123,7 +148,12 @@ ErrorBand step_band(const Scenario& sc, double step_s, const ResidualSet& set) {
     return none;
   }
   const BandQuery q{sc.training.precision == DType::fp8, sc.model.is_moe(), sc.plan.gpus()};
-  return error_band(step_s, q, set.residuals, band_calibration_p90(sc.profile), kStepBandLevel);
+  ErrorBand b = error_band(step_s, q, set.residuals, band_calibration_p90(sc.profile), kStepBandLevel);
+  if (b.valid()) {
+    b.basis += "; held out, such bands held " + std::to_string(set.coverage.held) + " of " +
+               std::to_string(set.coverage.rows) + " validation rows";
+  }
+  return b;
 }
 
 }  // namespace cs

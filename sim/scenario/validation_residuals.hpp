@@ -17,9 +17,10 @@ namespace cs {
 /// The shipped residual file, relative to the data directory.
 inline constexpr const char* kResidualsFile = "data/validation_residuals.csv";
 /// The central probability of the step-time band of runs and of `clustersim validate`.
-inline constexpr double kStepBandLevel = 0.8;
+inline constexpr double kStepBandLevel = 0.9;
 
-/// Columns of a residual file: row_id, source, quantity, measured, predicted, time_ratio, fp8, moe, gpus.
+/// Columns of a residual file: row_id, source, quantity, measured, predicted, time_ratio, fp8, moe, gpus,
+/// calibration_p90.
 [[nodiscard]] const std::vector<std::string>& residual_columns();
 /// Writes the predicted rows of `rows` (skipped ones are left out) as a residual CSV, with `comment` lines
 /// (written as "# ...") ahead of the header.
@@ -29,10 +30,19 @@ void write_residuals(std::ostream& out, const std::vector<ValidationRow>& rows, 
 /// parse_residuals(CsvTable::load(path)).
 [[nodiscard]] std::vector<Residual> read_residuals(const std::string& path);
 
+/// How often bands hold what they bound: each residual's band from all the others at `level` (leave one out,
+/// as `clustersim validate` does), and how many of those bands hold the residual's own ratio.
+struct Coverage {
+  int held = 0;
+  int rows = 0;
+};
+[[nodiscard]] Coverage held_out_coverage(const std::vector<Residual>& residuals, double level);
+
 /// What a residual file gave: its residuals, or why there are none.
 struct ResidualSet {
   std::string path;
   std::vector<Residual> residuals;
+  Coverage coverage;    ///< held_out_coverage at kStepBandLevel
   std::string problem;  ///< empty when the file was read; else why no band can be given (missing, malformed)
 };
 /// Reads `path` into a set; never throws (a missing or malformed file becomes `problem`, located).
@@ -42,7 +52,8 @@ struct ResidualSet {
 
 /// The step-time band of a run of `sc` that predicted `step_s`: error_band() over `set` for the scenario's
 /// precision (fp8 or not), dense/MoE and GPU count, widened by the profile's GEMM holdout p90 when the profile
-/// is measured. Without residuals, an empty band (samples 0) whose basis says why.
+/// is measured. The basis ends with the set's held-out coverage. Without residuals, an empty band (samples 0)
+/// whose basis says why.
 [[nodiscard]] ErrorBand step_band(const Scenario& sc, double step_s, const ResidualSet& set);
 
 }  // namespace cs

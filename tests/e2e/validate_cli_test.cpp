@@ -73,8 +73,8 @@ TEST(ValidateCli, ResidualsOutWritesAFileTheLibraryReadsBack) {
 TEST(ValidateCli, MalformedResidualFileIsALocatedError) {
   const fs::path d = fs::temp_directory_path() / ("cs_e2e_residuals_" + std::to_string(::getpid()));
   fs::create_directories(d);
-  std::ofstream(d / "r.csv") << "row_id,source,quantity,measured,predicted,time_ratio,fp8,moe,gpus\n"
-                                "1,s,step_time_s,1,1,1,0,0,eight\n";
+  std::ofstream(d / "r.csv") << "row_id,source,quantity,measured,predicted,time_ratio,fp8,moe,gpus,calibration_p90\n"
+                                "1,s,step_time_s,1,1,1,0,0,eight,0\n";
   try {
     (void)cs::read_residuals((d / "r.csv").string());
     FAIL() << "gpus 'eight' must be rejected";

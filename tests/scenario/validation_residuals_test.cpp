@@ -28,6 +28,7 @@ ValidationRow predicted(std::string id, std::string quantity, double measured, d
 TEST(ValidationResiduals, WrittenFileReadsBackToTheSameResiduals) {
   std::vector<ValidationRow> rows{predicted("1", "step_time_s", 1.1, 1.0, false, false, 8),
                                   predicted("2", "tokens_per_s_per_gpu", 3000.0, 3300.0, true, true, 512)};
+  rows[1].calibration_p90 = 0.136;
   ValidationRow skipped = predicted("3", "step_time_s", 2.0, 0.0, false, false, 8);
   skipped.skipped = "no device profile";
   rows.push_back(skipped);
@@ -48,15 +49,29 @@ TEST(ValidationResiduals, WrittenFileReadsBackToTheSameResiduals) {
   EXPECT_TRUE(back[1].fp8);
   EXPECT_TRUE(back[1].moe);
   EXPECT_EQ(back[1].gpus, 512);
+  EXPECT_EQ(back[0].calibration_p90, 0.0);
+  EXPECT_EQ(back[1].calibration_p90, 0.136);
+}
+
+TEST(ValidationResiduals, HeldOutCoverageCountsBandsThatHoldTheirRow) {
+  // Six comparable rows with ratios 1.0 ... 1.5; quantiles of the logs, linear between the sorted five others.
+  // Leaving 1.0 out, the 5th percentile is exp(0.8 ln 1.1 + 0.2 ln 1.2) = 1.119 > 1.0: not held; leaving 1.5
+  // out, the 95th is exp(0.2 ln 1.3 + 0.8 ln 1.4) = 1.379 < 1.5: not held. Leaving 1.1 out the band is
+  // [exp(0.2 ln 1.2), exp(0.2 ln 1.4 + 0.8 ln 1.5)] = [1.037, 1.479]: held; 1.2, 1.3 and 1.4 likewise.
+  std::vector<Residual> set;
+  for (int i = 0; i < 6; ++i) set.push_back(Residual{std::to_string(i), 1.0 + 0.1 * i, false, false, 8, 0.0});
+  const Coverage c = held_out_coverage(set, 0.9);
+  EXPECT_EQ(c.rows, 6);
+  EXPECT_EQ(c.held, 4);
 }
 
 TEST(ValidationResiduals, MalformedValueIsLocatedAtItsLineAndColumn) {
   // Line 1 a comment, line 2 the header, line 3 a good row, line 4 a ratio that is not a number.
   const std::string text =
       "# comment\n"
-      "row_id,source,quantity,measured,predicted,time_ratio,fp8,moe,gpus\n"
-      "1,s,step_time_s,1.1,1,1.1,0,0,8\n"
-      "2,s,step_time_s,1.1,1,fast,0,0,8\n";
+      "row_id,source,quantity,measured,predicted,time_ratio,fp8,moe,gpus,calibration_p90\n"
+      "1,s,step_time_s,1.1,1,1.1,0,0,8,0\n"
+      "2,s,step_time_s,1.1,1,fast,0,0,8,0\n";
   try {
     (void)parse_residuals(CsvTable::parse(text, "r.csv"));
     FAIL() << "a ratio that is not a number must be rejected";
@@ -66,10 +81,10 @@ TEST(ValidationResiduals, MalformedValueIsLocatedAtItsLineAndColumn) {
     EXPECT_EQ(e.where().column, 6);
     EXPECT_EQ(e.key_path(), "time_ratio");
   }
-  const std::string bad_flag = "row_id,source,quantity,measured,predicted,time_ratio,fp8,moe,gpus\n"
-                               "1,s,step_time_s,1.1,1,1.1,yes,0,8\n";
+  const std::string bad_flag = "row_id,source,quantity,measured,predicted,time_ratio,fp8,moe,gpus,calibration_p90\n"
+                               "1,s,step_time_s,1.1,1,1.1,yes,0,8,0\n";
   EXPECT_THROW((void)parse_residuals(CsvTable::parse(bad_flag, "r.csv")), InputError);
-  const std::string missing = "row_id,source,quantity,measured,predicted,fp8,moe,gpus\n";
+  const std::string missing = "row_id,source,quantity,measured,predicted,fp8,moe,gpus,calibration_p90\n";
   try {
     (void)parse_residuals(CsvTable::parse(missing, "r.csv"));
     FAIL() << "a missing column must be rejected";
@@ -108,6 +123,9 @@ TEST(ValidationResiduals, ShippedScenarioGetsABandAroundItsStepTime) {
   EXPECT_DOUBLE_EQ(b.level, kStepBandLevel);
   EXPECT_GE(b.samples, 5);
   EXPECT_NE(b.basis.find("validation rows (dense, 16-bit"), std::string::npos) << b.basis;
+  const Coverage& c = shipped_residuals().coverage;
+  EXPECT_NE(b.basis.find("held out, such bands held " + std::to_string(c.held) + " of " + std::to_string(c.rows)),
+            std::string::npos) << b.basis;
   // The same band as error_band() over the shipped residuals directly: run_scenario adds nothing of its own.
   const ErrorBand direct = error_band(step, BandQuery{false, false, sc.plan.gpus()}, shipped_residuals().residuals,
                                       band_calibration_p90(sc.profile), kStepBandLevel);
