@@ -150,8 +150,8 @@ ErrorBand step_band(const Scenario& sc, double step_s, const ResidualSet& set) {
   const BandQuery q{sc.training.precision == DType::fp8, sc.model.is_moe(), sc.plan.gpus()};
   ErrorBand b = error_band(step_s, q, set.residuals, band_calibration_p90(sc.profile), kStepBandLevel);
   if (b.valid()) {
-    b.basis += "; held out, such bands held " + std::to_string(set.coverage.held) + " of " +
-               std::to_string(set.coverage.rows) + " validation rows";
+    b.basis += "; tested leaving each row out, such bands held " + std::to_string(set.coverage.held) + " of " +
+               std::to_string(set.coverage.rows) + " rows";
   }
   return b;
 }

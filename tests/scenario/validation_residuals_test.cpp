@@ -124,7 +124,7 @@ TEST(ValidationResiduals, ShippedScenarioGetsABandAroundItsStepTime) {
   EXPECT_GE(b.samples, 5);
   EXPECT_NE(b.basis.find("validation rows (dense, 16-bit"), std::string::npos) << b.basis;
   const Coverage& c = shipped_residuals().coverage;
-  EXPECT_NE(b.basis.find("held out, such bands held " + std::to_string(c.held) + " of " + std::to_string(c.rows)),
+  EXPECT_NE(b.basis.find("tested leaving each row out, such bands held " + std::to_string(c.held) + " of " + std::to_string(c.rows)),
             std::string::npos) << b.basis;
   // The same band as error_band() over the shipped residuals directly: run_scenario adds nothing of its own.
   const ErrorBand direct = error_band(step, BandQuery{false, false, sc.plan.gpus()}, shipped_residuals().residuals,
