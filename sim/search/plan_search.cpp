@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "sim/replay/step_replay.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/search/rank_correlation.hpp"
 
