@@ -2,7 +2,8 @@
 // clustersim-gui --screenshot FILE.png [--view TAB] [--pin] [--set KEY=VALUE]... SCENARIO: runs the scenario
 // (with --pin: runs it as written, pins it as the baseline, then applies the --set edits and runs again), renders
 // the window with the chart tab TAB shown, writes FILE.png and exits; with QT_QPA_PLATFORM=offscreen it needs
-// no display. --sweep DB [--plot X,Y] [--pareto] opens a sweep results database in the Sweep tab.
+// no display. --sweep DB [--plot X,Y] [--pareto] opens a sweep results database in the Sweep tab. --view search
+// searches the scenario's plan (--top K plans replayed) and shows the ranking.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTabWidget>
@@ -11,6 +12,7 @@
 
 #include "gui/charts_panel.hpp"
 #include "gui/main_window.hpp"
+#include "gui/plan_search_view.hpp"
 #include "gui/sweep_view.hpp"
 #include "sim/api/clustersim.hpp"
 
@@ -44,13 +46,14 @@ int main(int argc, char** argv) {
   cli.addHelpOption();
   cli.addVersionOption();
   cli.addOption({"screenshot", "Run SCENARIO, save the window as FILE.png and exit.", "FILE.png"});
-  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep).",
+  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep, search).",
                  "TAB", "breakdown"});
   cli.addOption({"pin", "With --screenshot: run SCENARIO as written first and pin it as the baseline."});
   cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
   cli.addOption({"sweep", "Open the sweep results database DB in the Sweep tab.", "DB"});
   cli.addOption({"plot", "With --sweep: plot Y against X (result fields or axis keys).", "X,Y"});
   cli.addOption({"pareto", "With --sweep: draw the Pareto front of the plot."});
+  cli.addOption({"top", "With --view search: plans replayed in full from the head of the screened ranking.", "K", "5"});
   cli.addPositionalArgument("SCENARIO", "A scenario YAML file to open.", "[SCENARIO]");
   cli.process(app);
   const QStringList args = cli.positionalArguments();
@@ -86,11 +89,31 @@ int main(int argc, char** argv) {
       if (xy.size() == 2) window.sweep_view()->set_fields(xy[0], xy[1]);
       window.sweep_view()->set_pareto(cli.isSet("pareto"));
     }
-    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep"};
+    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep", "search"};
     const int tab = static_cast<int>(tabs.indexOf(cli.value("view")));
     if (tab < 0) {
       std::cerr << "clustersim-gui: --view must be one of " << tabs.join(", ").toStdString() << "\n";
       return 2;
+    }
+    if (cli.value("view") == "search") {
+      bool top_ok = false;
+      const int top = cli.value("top").toInt(&top_ok);
+      if (!top_ok || top < 1) {
+        std::cerr << "clustersim-gui: --top takes a positive whole number, got \"" << cli.value("top").toStdString()
+                  << "\"\n";
+        return 2;
+      }
+      cs::gui::PlanSearchView* search = window.plan_search_view();
+      search->set_top_k(top);
+      if (!search->start()) {
+        std::cerr << "clustersim-gui: " << search->summary_text().toStdString() << "\n";
+        return 2;
+      }
+      search->wait();
+      if (search->ranking().plans.empty()) {
+        std::cerr << "clustersim-gui: " << search->summary_text().toStdString() << "\n";
+        return 2;
+      }
     }
     window.charts()->setCurrentIndex(tab);
     for (int i = 0; i < 5; ++i) QApplication::processEvents();

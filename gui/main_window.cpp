@@ -21,6 +21,7 @@
 #include "gui/charts_panel.hpp"
 #include "gui/human_units.hpp"
 #include "gui/param_form.hpp"
+#include "gui/plan_search_view.hpp"
 #include "gui/runs_table.hpp"
 #include "gui/scenario_runner.hpp"
 #include "gui/summary_panel.hpp"
@@ -94,6 +95,16 @@ void MainWindow::build_layout() {
   });
   connect(sweep_, &SweepView::point_activated, this,
           [this](const QString& label, const QString& yaml) { load_scenario_text_into_editor(yaml, label); });
+  search_ = new PlanSearchView(doc_);
+  charts_->addTab(search_, "Plan search");
+  connect(search_, &PlanSearchView::plan_applied, this, [this](const QString& description) {
+    form_->reload();
+    form_->show_field("parallelism.tp");
+    clear_error();
+    update_title();
+    update_actions();
+    status_->setText("Plan " + description + " written into the scenario.");
+  });
 
   result_split_ = new QSplitter(Qt::Horizontal);
   result_split_->setObjectName("result_split");

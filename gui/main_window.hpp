@@ -24,6 +24,7 @@ namespace cs::gui {
 
 class ChartsPanel;
 class ParamForm;
+class PlanSearchView;
 class RunsTable;
 class SweepView;
 class ScenarioRunner;
@@ -68,6 +69,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ChartsPanel* charts() const { return charts_; }
   [[nodiscard]] RunsTable* runs_table() const { return runs_; }
   [[nodiscard]] SweepView* sweep_view() const { return sweep_; }
+  [[nodiscard]] PlanSearchView* plan_search_view() const { return search_; }
   [[nodiscard]] QAction* run_action() const { return run_action_; }
   /// The message in the error banner; empty when none is shown.
   [[nodiscard]] QString error_text() const;
@@ -105,6 +107,7 @@ class MainWindow : public QMainWindow {
   ChartsPanel* charts_ = nullptr;
   RunsTable* runs_ = nullptr;
   SweepView* sweep_ = nullptr;
+  PlanSearchView* search_ = nullptr;
   ScenarioRunner* runner_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* status_ = nullptr;

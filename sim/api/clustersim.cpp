@@ -1,9 +1,11 @@
 #include "sim/api/clustersim.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 
 #include "sim/hardware/profile_params.hpp"
+#include "sim/search/plan_search.hpp"
 #include "sim/scenario/scenario_params.hpp"
 #include "sim/topology/topology_params.hpp"
 
@@ -103,6 +105,66 @@ RunResult run(const Scenario& sc, const RunOptions& options) {
     observers.push_back(&*cancel);
   }
   return run_scenario(sc, observers);
+}
+
+PlanRanking search_plans(const std::string& yaml_text, const std::string& name, const SearchOptions& options) {
+  cs::SearchOptions opt;
+  opt.top = std::max(1, options.top_k);
+  opt.sample = std::max(0, options.sample);
+  opt.threads = options.threads;
+  opt.cancel = options.cancel;
+  opt.progress = options.progress;
+  SearchResult r;
+  try {
+    r = cs::search_plans(load_searchable_scenario(yaml_text, name), yaml_text, name, opt);
+  } catch (const SearchCancelled&) {
+    throw Cancelled{};
+  }
+  PlanRanking out;
+  out.layouts = r.counts.layouts;
+  out.enumerated = r.counts.enumerated;
+  out.out_of_memory = r.counts.out_of_memory;
+  out.screened = r.counts.valid;
+  out.replayed = r.sampled.size();
+  out.spearman = r.spearman;
+  out.kendall = r.kendall;
+  out.screen_s = r.screen_s;
+  out.replay_s = r.replay_s;
+  if (r.replayed.empty()) out.no_plan_reason = r.no_plan_reason();
+  for (std::size_t i = 0; i < r.replayed.size(); ++i) {
+    const ReplayedPlan& p = r.replayed[i];
+    out.plans.push_back({.plan = p.candidate,
+                         .description = describe(p.candidate),
+                         .screen_rank = p.screen_rank + 1,
+                         .screened_step_s = p.screen.step.seconds(),
+                         .step_s = p.result.step.step_time.seconds(),
+                         .mfu = p.result.mfu,
+                         .memory = p.result.memory.total(),
+                         .fits_in_memory = p.result.fits_in_memory,
+                         .why_lost = i == 0 ? std::string() : why_slower(p, r.replayed[i - 1])});
+  }
+  return out;
+}
+
+namespace {
+/// `j`'s scalars as (dotted key, text) pairs, in order.
+void flatten(const nlohmann::ordered_json& j, const std::string& prefix,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  for (const auto& [key, value] : j.items()) {
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object()) flatten(value, path, out);
+    else if (value.is_string()) out.emplace_back(path, value.get<std::string>());
+    else out.emplace_back(path, value.dump());
+  }
+}
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> plan_settings(const Plan& plan) {
+  nlohmann::ordered_json j = candidate_json(plan);
+  j.erase("peak_memory_bytes");  // a result, not a setting
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten(j, "", out);
+  return out;
 }
 
 }  // namespace cs::api

@@ -6,8 +6,11 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/input/param_spec.hpp"
@@ -18,6 +21,8 @@
 #include "sim/report/trace_writer.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/search/plan_space.hpp"
+#include "sim/search/search_scenario.hpp"
 
 namespace cs::api {
 
@@ -48,7 +53,7 @@ void register_sweep_schema(const ParamSection& schema);
 /// `doc` with every `<!-- params: NAME -->` ... `<!-- /params -->` block re-rendered from the declarations.
 [[nodiscard]] std::string update_param_docs(const std::string& doc);
 
-/// Thrown by run() when its cancel flag was set while it ran.
+/// Thrown by run() and search_plans() when their cancel flag was set while they ran.
 struct Cancelled : std::exception {
   [[nodiscard]] const char* what() const noexcept override { return "cancelled"; }
 };
@@ -63,5 +68,61 @@ struct RunOptions {
 
 /// Simulates `sc` (run_scenario with cancellation).
 [[nodiscard]] RunResult run(const Scenario& sc, const RunOptions& options = {});
+
+/// A training plan the search chooses: parallelism (tp, cp, pp, virtual stages, dp, ep, ZeRO stage, schedule,
+/// sequence parallelism), micro-batch, recompute and overlap, with its peak memory per GPU (memory model).
+using Plan = PlanCandidate;
+
+/// Options of one plan search.
+struct SearchOptions {
+  int top_k = 10;   ///< plans replayed in full from the head of the screened ranking (>= 1)
+  int sample = 10;  ///< further plans spread over the screened ranking, replayed for the rank correlation
+  int threads = 0;  ///< replay threads (0: all cores)
+  /// Set it (from another thread) to stop the search soon; search_plans() then throws Cancelled.
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called with (plans replayed, plans to replay) when the screen is done and after each replay, from the
+  /// search's worker threads (never two calls at once): forward it to a GUI thread, do not touch widgets.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+/// One replayed plan of the ranking.
+struct RankedPlan {
+  Plan plan;
+  std::string description;     ///< "tp8 cp1 pp8 vpp4 dp16 mb1 selective zero1 overlap grad+param"
+  std::size_t screen_rank = 0; ///< 1-based place in the screened ranking
+  double screened_step_s = 0;  ///< the closed-form screen's step time
+  double step_s = 0;           ///< the replayed (event-driven) step time
+  double mfu = 0;              ///< replayed, in [0, 1]
+  Bytes memory;                ///< peak per GPU (the replay's memory model)
+  bool fits_in_memory = true;
+  std::string why_lost;        ///< why it is slower than the plan ranked above it; empty for the first
+};
+
+/// The outcome of a plan search: the replayed top plans, best first, and how the search went.
+struct PlanRanking {
+  std::vector<RankedPlan> plans;       ///< best replayed step time first; plans that do not fit rank last
+  std::int64_t layouts = 0;            ///< (tp, cp, pp, dp) layouts that divide the GPUs and the model
+  std::int64_t enumerated = 0;         ///< plans that divide evenly
+  std::int64_t out_of_memory = 0;      ///< of those, pruned by the memory model
+  std::int64_t screened = 0;           ///< plans screened (enumerated - out of memory)
+  std::size_t replayed = 0;            ///< plans replayed in full (top K and the correlation sample)
+  double spearman = 0, kendall = 0;    ///< screen order vs replay order over the replayed plans
+  double screen_s = 0, replay_s = 0;   ///< wall time of the two stages
+  std::string no_plan_reason;          ///< why `plans` is empty; empty otherwise
+};
+
+/// Searches the training plan of the scenario in `yaml_text` (`name` stands in for its file name in messages;
+/// its own plan is ignored, and `parallelism: search` is accepted): screens every valid plan in closed form,
+/// replays the best top_k in full and ranks them (sim/search/plan_search.hpp). Each replay thread loads its own
+/// copy of the scenario from the text, so nothing mutable is shared. Throws InputError for a scenario that does
+/// not load, Cancelled when cancelled.
+[[nodiscard]] PlanRanking search_plans(const std::string& yaml_text, const std::string& name,
+                                       const SearchOptions& options = {});
+
+/// The scenario keys that, written into a scenario (dotted key, value text as a file would hold it), make it
+/// run `plan`: parallelism.* and the training.* keys the plan sets (micro-batch, recompute, overlap). The
+/// search's plans leave the other parallelism keys (expert_tp, first_stage_layers, ...) at their defaults, so
+/// replace the scenario's `parallelism:` section as a whole with these keys.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> plan_settings(const Plan& plan);
 
 }  // namespace cs::api

@@ -6,9 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
+#include "sim/replay/step_replay.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/search/rank_correlation.hpp"
 
@@ -19,22 +21,45 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Replays `todo` on `threads` threads, each with its own scenario loaded from the text.
-void replay_all(std::vector<ReplayedPlan>& todo, const std::string& yaml_text, const std::string& name, int threads) {
+/// Stops a replay from inside: the engine runs spans in order, so a set flag is seen within one span.
+class CancelObserver final : public ReplayObserver {
+ public:
+  explicit CancelObserver(const std::atomic<bool>& flag) : flag_(flag) {}
+  void on_span(const Span&) override {
+    if (flag_.load(std::memory_order_relaxed)) throw SearchCancelled{};
+  }
+
+ private:
+  const std::atomic<bool>& flag_;
+};
+
+bool cancelled(const SearchOptions& opt) { return opt.cancel != nullptr && opt.cancel->load(std::memory_order_relaxed); }
+
+/// Replays `todo` on `threads` threads, each with its own scenario from `own_scenario`.
+void replay_all(std::vector<ReplayedPlan>& todo, const std::function<Scenario()>& own_scenario, const SearchOptions& opt,
+                int threads) {
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex mu;
+  std::size_t done = 0;
+  if (opt.progress) opt.progress(0, todo.size());
   const auto work = [&] {
     try {
-      SearchableScenario own = load_searchable_scenario(yaml_text, name);
-      Scenario& sc = own.scenario;
+      Scenario sc = own_scenario();
       const TrainingConfig base = sc.training;
+      std::optional<CancelObserver> cancel;
+      std::vector<ReplayObserver*> observers;
+      if (opt.cancel != nullptr) observers.push_back(&cancel.emplace(*opt.cancel));
       for (std::size_t i = next++; i < todo.size(); i = next++) {
+        if (cancelled(opt)) throw SearchCancelled{};
         sc.training = base;
         sc.plan = todo[i].candidate.plan;
         apply_candidate(todo[i].candidate, sc.training);
-        check_plan({name, 0, 0}, sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
-        todo[i].result = run_scenario(sc);
+        check_plan({sc.file, 0, 0}, sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
+        todo[i].result = run_scenario(sc, observers);
+        const std::lock_guard lock(mu);
+        ++done;
+        if (opt.progress) opt.progress(done, todo.size());
       }
     } catch (...) {
       const std::lock_guard lock(mu);
@@ -50,6 +75,8 @@ void replay_all(std::vector<ReplayedPlan>& todo, const std::string& yaml_text, c
   if (failure) std::rethrow_exception(failure);
 }
 
+SearchResult search(const Scenario& sc, const std::function<Scenario()>& own_scenario, const SearchOptions& opt);
+
 }  // namespace
 
 std::string SearchResult::no_plan_reason() const {
@@ -62,11 +89,17 @@ std::string SearchResult::no_plan_reason() const {
 
 SearchResult search_plans(const SearchableScenario& loaded, const std::string& yaml_text, const std::string& name,
                           const SearchOptions& opt) {
+  return search(loaded.scenario, [&] { return load_searchable_scenario(yaml_text, name).scenario; }, opt);
+}
+
+namespace {
+SearchResult search(const Scenario& sc, const std::function<Scenario()>& own_scenario, const SearchOptions& opt) {
   SearchResult r;
-  const Scenario& sc = loaded.scenario;
+  if (cancelled(opt)) throw SearchCancelled{};
   auto t0 = std::chrono::steady_clock::now();
   ScreenModel screen(sc);
   enumerate_plans(sc, r.counts, [&](const PlanCandidate& c) {
+    if (r.ranked.size() % 1024 == 1023 && cancelled(opt)) throw SearchCancelled{};
     r.ranked.push_back({screen.estimate(c).step.seconds(), c});
   });
   std::stable_sort(r.ranked.begin(), r.ranked.end(),
@@ -87,7 +120,7 @@ SearchResult search_plans(const SearchableScenario& loaded, const std::string& y
 
   t0 = std::chrono::steady_clock::now();
   const int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  replay_all(todo, yaml_text, name, threads);
+  replay_all(todo, own_scenario, opt, threads);
   r.replay_s = seconds_since(t0);
 
   std::vector<double> screened, replayed;
@@ -106,6 +139,7 @@ SearchResult search_plans(const SearchableScenario& loaded, const std::string& y
   });
   return r;
 }
+}  // namespace
 
 std::string why_slower(const ReplayedPlan& worse, const ReplayedPlan& better) {
   const StepBreakdown& w = worse.result.step.breakdown;

@@ -4,6 +4,10 @@
 // so the agreement of the two orders (Spearman's rho, Kendall's tau) is measured on every search.
 #pragma once
 
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +22,17 @@ struct SearchOptions {
   int top = 10;      ///< plans replayed from the head of the screened ranking (0 with sample 0: screen only)
   int sample = 10;   ///< further plans spread over the ranking, replayed for the rank correlation
   int threads = 0;   ///< replay threads (0: all cores)
+  /// Set it (from another thread) to stop the search soon: the screen checks it every 1,024 plans, each replay
+  /// once per span; search_plans then throws SearchCancelled.
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called with (plans replayed, plans to replay) once the screen is done and after each replay, from the
+  /// replay threads (never two calls at once).
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+/// Thrown by search_plans when its cancel flag was set while it ran.
+struct SearchCancelled : std::exception {
+  [[nodiscard]] const char* what() const noexcept override { return "plan search cancelled"; }
 };
 
 struct ScreenedPlan {
