@@ -1,11 +1,7 @@
-// Collectives as flow schedules on the flow-level network: each algorithm becomes phases of flows between GPUs
-// (or GPUs and switches, for NVLS and in-network reduction), and concurrent collectives share the links.
-//
-// A pipelined algorithm is modelled as its steady state, not chunk by chunk: a ring all-reduce is one flow per
-// ring edge carrying everything that edge carries over all 2(n-1) steps (2(n-1)/n * S / channels), with the
-// latency of 2(n-1) steps; a pipelined hierarchical all-reduce runs its three stages as concurrent flows. So a
-// 1,024-GPU ring all-reduce on a DGX SuperPOD is 8 channels x 1,024 edges = 8,192 flows, solved once. Algorithms
-// whose rounds depend on each other (halving-doubling, unpipelined hierarchical) run phase after phase.
+// Collectives as flow schedules on the flow-level network: the CollectivePlanner (collective_planner.hpp) turns
+// each algorithm into phases of flows between GPUs (or GPUs and switches, for NVLS and in-network reduction);
+// this model runs them phase after phase on the max-min network, where concurrent collectives share the links.
+// A 1,024-GPU ring all-reduce on a DGX SuperPOD is 8 channels x 1,024 edges = 8,192 flows, solved once.
 //
 // Time of a collective = the flows (path latency x steps, then the payload at the max-min fair rate, each flow
 // bounded by the calibrated bandwidth efficiency x its route's narrowest link) + the calibrated protocol
@@ -22,6 +18,7 @@
 #include "sim/collectives/calibration.hpp"
 #include "sim/collectives/collective.hpp"
 #include "sim/collectives/collective_cost.hpp"
+#include "sim/collectives/collective_planner.hpp"
 #include "sim/network/flow_network.hpp"
 #include "sim/topology/router.hpp"
 
@@ -50,23 +47,13 @@ class FlowCollectives final : public CollectiveModel {
   [[nodiscard]] CollectiveAlgorithm algorithm_for(const CollectiveRequest& req) const;
 
  private:
-  struct PlannedFlow {
-    std::uint32_t offset;     // route: run.channels[offset, offset + length)
-    std::uint32_t length;
-    Bytes bytes;              // payload
-    Time latency;
-    double bandwidth_factor;  // calibration: rate bound = factor x the route's narrowest link
-  };
   struct Run {
-    std::vector<ChannelId> channels;
-    std::vector<std::vector<PlannedFlow>> phases;
+    FlowPlan plan;
     Time tail;  // protocol latency after the last phase
     std::size_t phase = 0;
     std::size_t outstanding = 0;
     std::function<void()> done;
   };
-  class Planner;
-
   [[nodiscard]] CollectiveAlgorithm pick(const CollectiveRequest& req, const GroupShape& g) const;
   void start_phase(std::uint32_t run);
   void flow_done(std::uint32_t run);
@@ -80,8 +67,7 @@ class FlowCollectives final : public CollectiveModel {
   FlowNetwork net_;
   std::vector<std::unique_ptr<Run>> runs_;
   std::vector<std::uint32_t> free_runs_;
-  std::vector<VertexId> sharp_roots_;
-  std::map<ChannelId, int> sharp_load_;
+  CollectivePlanner planner_;  // after router_, which it uses
 };
 
 }  // namespace cs

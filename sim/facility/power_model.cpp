@@ -93,7 +93,8 @@ PowerReport compute_power(const FacilityConfig& config, const ClusterInventory& 
   r.pue = config.cooling.pue;
   r.curve = run.measured_power ? *run.measured_power : tdp_power_curve(run.gpu, config.power);
   if (config.power.gpu_power_cap) {
-    r.compute_slowdown = apply_power_cap(r.curve, *config.power.gpu_power_cap, config.power.dvfs_exponent);
+    const double slowdown = apply_power_cap(r.curve, *config.power.gpu_power_cap, config.power.dvfs_exponent);
+    r.compute_slowdown = run.cap_in_step_time ? 1.0 : slowdown;
   }
 
   // The step under the cap: only its compute-bound share stretches.

@@ -34,13 +34,16 @@ struct GpuPowerCurve {
 };
 
 struct RunProfile {
-  Time step_time;                 ///< simulated time of one training step, uncapped
+  Time step_time;                 ///< simulated time of one training step, uncapped unless cap_in_step_time
   StepStateFractions fractions;   ///< how that step is spent
   double tokens_per_step = 0.0;   ///< global batch in tokens
   double token_budget = 0.0;      ///< tokens of the whole training run
   double parameter_count = 0.0;   ///< model parameters, for the checkpoint size
   GpuSpec gpu;                    ///< TDP and idle power (DeviceProfile.gpu)
   std::optional<GpuPowerCurve> measured_power;  ///< from a calibration, when it has NVML samples
+  /// step_time already runs at the GPU power cap (a calibrated power-cap model priced every kernel at the clock
+  /// the cap allows): the facility then caps the power curve but does not stretch the step a second time.
+  bool cap_in_step_time = false;
 
   [[nodiscard]] double steps() const noexcept { return tokens_per_step > 0 ? token_budget / tokens_per_step : 0.0; }
 };

@@ -87,12 +87,7 @@ ParamSection measured_section(std::string key, std::string help) {
 const ParamTable<DeviceProfile>& profile_params() {
   static const ParamTable<DeviceProfile> t = [] {
     ParamTable<DeviceProfile> p("", "A device profile: one GPU's datasheet figures and cost models (docs/profiles.md).");
-    ParamSpec version{.key = "format_version", .type = ParamType::integer, .help = "this build reads 1 and 2",
-                      .required = true};
-    version.check = [](const InputNode& n) {
-      const int v = n.as<int>();
-      n.require(v == 1 || v == 2, "unsupported profile format_version " + std::to_string(v) + " (this build reads 1 and 2)");
-    };
+    const ParamSpec version = format_version_spec("profile", {1, 2});
     p.custom(version, [check = version.check](const InputNode& n, DeviceProfile&) { check(n); });
     ParamSpec name{.key = "name", .type = ParamType::text, .help = "the profile's name", .required = true};
     name.check = [](const InputNode& n) { (void)n.as<std::string>(); };

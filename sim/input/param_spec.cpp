@@ -1,5 +1,7 @@
 #include "sim/input/param_spec.hpp"
 
+#include <algorithm>
+
 #include "sim/core/error.hpp"
 #include "sim/input/input_node.hpp"
 
@@ -51,6 +53,22 @@ std::optional<std::string> ParamSpec::check_text(std::string_view text, const st
     return e.message();
   }
   return std::nullopt;
+}
+
+ParamSpec format_version_spec(const std::string& kind, std::vector<int> accepted, const std::string& see) {
+  std::string reads;
+  for (std::size_t i = 0; i < accepted.size(); ++i) {
+    reads += (i == 0 ? "" : i + 1 == accepted.size() ? " and " : ", ") + std::to_string(accepted[i]);
+  }
+  ParamSpec spec{.key = "format_version", .type = ParamType::integer,
+                 .help = "the " + kind + " format's version; this build reads " + reads, .required = true};
+  spec.check = [kind, accepted = std::move(accepted), reads, see](const InputNode& n) {
+    const int v = n.as<int>();
+    n.require(std::find(accepted.begin(), accepted.end(), v) != accepted.end(),
+              "unsupported " + kind + " format_version " + std::to_string(v) + " (this build reads " + reads + ")" +
+                  (see.empty() ? "" : "; " + see));
+  };
+  return spec;
 }
 
 namespace {

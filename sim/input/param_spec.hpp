@@ -44,6 +44,12 @@ struct ParamSpec {
   [[nodiscard]] std::optional<std::string> check_text(std::string_view text, const std::string& path) const;
 };
 
+/// The required `format_version` key of a `kind` of file ("scenario", "topology", ...): an integer that must be
+/// one of `accepted` (ascending). A refused version gets "unsupported KIND format_version V (this build reads
+/// 1 and 2)" and `see` appended when given ("; see docs/topology.md").
+[[nodiscard]] ParamSpec format_version_spec(const std::string& kind, std::vector<int> accepted,
+                                            const std::string& see = "");
+
 /// A mapping of an input file: its parameters and its nested mappings, in declaration order.
 struct ParamSection {
   std::string key;            ///< empty for a file's top level

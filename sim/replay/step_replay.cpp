@@ -73,6 +73,7 @@ void StepReplay::emit(int s, const char* stream, std::string name, Time start, T
 
 StepResult StepReplay::run() {
   const Time t0 = engine_.now();
+  step_start_ = t0;
   const std::uint64_t e0 = engine_.executed();
   for (int s = 0; s < plan_.pp; ++s) try_start(s);
   engine_.run();
@@ -103,9 +104,10 @@ void StepReplay::gather_params(int s, std::size_t index) {
   Stage& st = stages_[static_cast<std::size_t>(s)];
   if (index >= st.order.size() || st.gather_issued[index]) return;
   st.gather_issued[index] = 1;
-  // ZeRO-3 / FSDP: every rank gathers the 16-bit parameters of the chunk it is about to run.
+  // ZeRO-3 / FSDP: every rank gathers the working parameters (16-bit, fp8 or fp32) of the chunk it is about to run.
   const int chunk = st.order[index].chunk;
-  CollectiveRequest req{CollectiveKind::all_gather, Bytes{costs_.chunk_params(s, chunk) * 2.0}, layout_.dp_groups(s),
+  CollectiveRequest req{CollectiveKind::all_gather, Bytes{costs_.chunk_params(s, chunk) * gathered_param_bytes(train_)},
+                        layout_.dp_groups(s),
                         "ZeRO-3 param all-gather"};
   const Time start = engine_.now();
   fabric_.start(req, [this, s, index, start] {
@@ -195,7 +197,7 @@ void StepReplay::transfer(int from_vs, int to_vs, bool forward, int mb) {
 void StepReplay::release_buckets(int s, int chunk, Time start, Time duration) {
   if (plan_.dp * plan_.cp == 1) return;
   Stage& st = stages_[static_cast<std::size_t>(s)];
-  const double grad_bytes = costs_.chunk_params(s, chunk) * 4.0;  // fp32 main gradients
+  const double grad_bytes = costs_.chunk_params(s, chunk) * reduced_gradient_bytes(train_);
   // DataParallel reduces everything to GPU 0 in one go after the backward pass.
   const bool single = plan_.single_process_dp;
   const int buckets =
@@ -275,7 +277,7 @@ void StepReplay::maybe_finish(int s) {
   st.sums.dp_comm = st.optimizer_start - st.last_unit_end;
   // The units' busy time is what finish_unit summed: UnitCost::total() = compute + TP + CP + EP.
   const Time busy = st.sums.compute + st.sums.tp_comm + st.sums.cp_comm + st.sums.ep_comm;
-  st.sums.pipeline_wait = st.last_unit_end - busy;
+  st.sums.pipeline_wait = (st.last_unit_end - step_start_) - busy;
   const Time opt = costs_.optimizer(s);
   st.sums.optimizer = opt;
   engine_.schedule_in(opt, [this, s] {
@@ -290,16 +292,15 @@ void StepReplay::maybe_finish(int s) {
     }
     double params = 0;
     for (int c = 0; c < virtual_; ++c) params += costs_.chunk_params(s, c);
-    // Distributed optimizer: every rank gathers the updated 16-bit parameters of its stage. DataParallel:
-    // GPU 0 broadcasts the updated parameters (replicate() before the next forward).
-    const bool fp32 = train_.precision == DType::fp32 || train_.precision == DType::tf32;
+    // Distributed optimizer: every rank gathers the updated working parameters of its stage. DataParallel:
+    // GPU 0 broadcasts them (replicate() before the next forward).
+    const char* label = broadcast ? "param broadcast" : "param all-gather";
     CollectiveRequest req{broadcast ? CollectiveKind::broadcast : CollectiveKind::all_gather,
-                          Bytes{params * (broadcast && fp32 ? 4.0 : 2.0)}, layout_.dp_groups(s),
-                          broadcast ? "param broadcast" : "param all-gather"};
+                          Bytes{params * gathered_param_bytes(train_)}, layout_.dp_groups(s), label};
     const Time start = engine_.now();
-    fabric_.start(req, [this, s, start] {
+    fabric_.start(req, [this, s, start, label] {
       Stage& st2 = stages_[static_cast<std::size_t>(s)];
-      emit(s, "dp comm", "param all-gather", start, engine_.now());
+      emit(s, "dp comm", label, start, engine_.now());
       st2.sums.param_gather = engine_.now() - start;
       st2.finish = engine_.now();
     });

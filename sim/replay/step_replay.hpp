@@ -89,6 +89,7 @@ class StepReplay {
   RankLayout layout_;
   int micro_batches_;
   int virtual_;
+  Time step_start_;  ///< engine time at which run() started the step
   std::vector<Stage> stages_;
   std::vector<ReplayObserver*> observers_;
 };

@@ -53,9 +53,11 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
       }
       case OpKind::collective: {
         CollectiveRequest req{op.collective, op.bytes, {}, op.name};
+        // TP groups sit inside a node and never share links; CP and EP groups run in lockstep across the stage,
+        // so their request carries every group of the stage (an estimator may price their contention).
         if (op.group == CommGroup::tp) req.groups = {layout.tp_groups(0).front()};
-        else if (op.group == CommGroup::cp) req.groups = {layout.cp_groups(0).front()};
-        else req.groups = {layout.ep_groups(0).front()};
+        else if (op.group == CommGroup::cp) req.groups = layout.cp_groups(0);
+        else req.groups = layout.ep_groups(0);
         const Time t = estimate(req);
         if (op.group == CommGroup::tp) {
           Time hidden = Time::zero();

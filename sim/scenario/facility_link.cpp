@@ -50,6 +50,10 @@ void require_token_budget(const Scenario& sc) {
   }
 }
 
+bool prices_power_cap(const Scenario& sc) {
+  return sc.facility.power.gpu_power_cap.has_value() && sc.profile.fits.power_cap.has_value();
+}
+
 RunProfile make_run_profile(const Scenario& sc, const RunResult& r) {
   require_token_budget(sc);
   const StepBreakdown& b = r.step.breakdown;
@@ -61,6 +65,7 @@ RunProfile make_run_profile(const Scenario& sc, const RunResult& r) {
   run.token_budget = *sc.training.token_budget;
   run.parameter_count = sc.model.total_params();
   run.gpu = sc.profile.gpu;
+  run.cap_in_step_time = prices_power_cap(sc);
   return run;
 }
 

@@ -20,6 +20,10 @@ namespace cs {
 /// Throws InputError at training.token_budget unless the scenario gives one (costing a run needs it).
 void require_token_budget(const Scenario& sc);
 
+/// True when a GPU power cap is set and the profile's fitted cost model prices it (a calibrated power-cap model):
+/// run_scenario's step time is then already the capped one.
+[[nodiscard]] bool prices_power_cap(const Scenario& sc);
+
 /// The simulated step as the facility layer sees it, from the critical stage's breakdown: compute = tensor-core
 /// kernels, memory = bandwidth-bound kernels and the optimizer step, communication = exposed TP, CP, EP, DP and
 /// parameter-gather time, idle = pipeline bubble and waits. Needs training.token_budget (InputError otherwise).

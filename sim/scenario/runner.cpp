@@ -1,8 +1,10 @@
 #include "sim/scenario/runner.hpp"
 
 #include "sim/collectives/analytic_collectives.hpp"
+#include "sim/collectives/unit_collective_estimator.hpp"
 #include "sim/core/event_engine.hpp"
 #include "sim/scenario/facility_link.hpp"
+#include "sim/scenario/validation_residuals.hpp"
 
 namespace cs {
 
@@ -10,20 +12,23 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   RunResult r;
   r.scenario = sc.name;
   r.gpus = sc.plan.gpus();  // the job's GPUs (all of the cluster's, or part of a single node)
-  const auto compute = make_cost_model(sc.profile);
+  // A user's lower board limit slows the kernels where the profile has a calibrated power-cap model; otherwise the
+  // facility layer stretches the compute-bound share of the step (power_model.cpp).
+  const auto compute = make_cost_model(sc.profile, sc.facility.power.gpu_power_cap);
   r.compute_provenance = compute->provenance();
 
   EventEngine engine;
   // Stage-to-stage transfers and DP reductions run on the fabric model the scenario chose (flow-level max-min
-  // by default); the short collectives inside a unit (TP, CP, EP) are priced once on an idle fabric, with the
-  // scenario's calibration and algorithm overrides.
+  // by default); the short collectives inside a unit (TP, CP, EP) are priced once before the replay, with the
+  // scenario's calibration and algorithm overrides: node-local ones in closed form, those that cross nodes with
+  // all the stage's groups at once on the fabric model (unit_collective_estimator.hpp).
   const std::unique_ptr<CollectiveModel> fabric_model = make_collective_model(engine, sc.topology, sc.network);
   CollectiveModel& fabric = *fabric_model;
-  const std::unique_ptr<AnalyticCollectives> estimator = make_collective_estimator(engine, sc.topology, sc.network);
+  UnitCollectiveEstimator estimator(sc.topology, sc.network);
   r.network_model = fabric.describe();
 
   const UnitCosts costs(sc.model, sc.plan, sc.training, *compute,
-                        [&](const CollectiveRequest& req) { return estimator->duration(req); }, sc.profile.gpu.sm_count);
+                        [&](const CollectiveRequest& req) { return estimator.duration(req); }, sc.profile.gpu.sm_count);
   const NetworkStatistics network_stats(fabric, sc.network);
   StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
   for (auto* o : observers) replay.add_observer(*o);
@@ -31,6 +36,7 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   r.network = network_stats.report(engine.now(), r.step.step_time);
 
   const double step_s = r.step.step_time.seconds();
+  r.step_band = step_band(sc, step_s, shipped_residuals());
   r.tokens_per_step = static_cast<double>(sc.training.global_batch) * sc.training.seq_len;
   r.tokens_per_s = r.tokens_per_step / step_s;
   r.peak_per_gpu = sc.profile.gpu.peak_for(sc.training.precision);

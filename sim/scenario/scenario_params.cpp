@@ -38,12 +38,7 @@ const ParamTable<ScenarioInput>& cluster_params() {
 const ParamTable<ScenarioInput>& scenario_params() {
   static const ParamTable<ScenarioInput> t = [] {
     ParamTable<ScenarioInput> p("", "A scenario: one training job on one cluster (docs/scenario.md).");
-    ParamSpec version{.key = "format_version", .type = ParamType::integer,
-                      .help = "the scenario format's version; this build reads 1", .required = true};
-    version.check = [](const InputNode& n) {
-      n.require(n.as<int>() == kFormatVersion, "unsupported format_version " + n.as<std::string>() +
-                                                   " (this build reads " + std::to_string(kFormatVersion) + ")");
-    };
+    const ParamSpec version = format_version_spec("scenario", {kFormatVersion});
     p.custom(version, [check = version.check](const InputNode& n, ScenarioInput&) { check(n); });
     p.field("name", &ScenarioInput::name, {.help = "the scenario's name, printed in every result", .required = true});
     p.field("description", &ScenarioInput::description, {.help = "free text", .default_text = "empty"});

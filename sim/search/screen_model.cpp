@@ -11,7 +11,7 @@ namespace cs {
 
 ScreenModel::ScreenModel(const Scenario& sc)
     : sc_(sc),
-      compute_(make_cost_model(sc.profile)),
+      compute_(make_cost_model(sc.profile, sc.facility.power.gpu_power_cap)),
       estimator_(std::make_unique<AnalyticCollectives>(engine_, sc.topology)) {}
 
 ScreenModel::~ScreenModel() = default;
@@ -96,9 +96,9 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
   const double params = std::max(params_per_gpu(sc_.model, p, 0), params_per_gpu(sc_.model, p, p.pp - 1));
   const double shard = static_cast<double>(p.dp) * p.cp;
   if (shard > 1) {
-    // Gradients are reduced in buckets (grad_bucket_bytes of fp32 gradients each, per chunk as the replay does):
-    // each bucket pays the collective's latency, which dominates for large DP groups.
-    const double grad_bytes = params * 4.0;
+    // Gradients are reduced in buckets (grad_bucket_bytes each, per chunk as the replay does): each bucket pays
+    // the collective's latency, which dominates for large DP groups.
+    const double grad_bytes = params * reduced_gradient_bytes(sc_.training);
     const double buckets = std::max(1.0, std::ceil(grad_bytes / p.virtual_stages /
                                                    static_cast<double>(sc_.training.grad_bucket_bytes))) *
                            p.virtual_stages;
@@ -109,11 +109,13 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
     // Overlapped, the last micro-batch's backward hides all but the last bucket.
     dp_exposed = c.overlap.grad_reduce ? std::max(reduce - per_layer * layers_per_stage, bucket) : reduce;
     if (p.zero_stage >= 1 && p.zero_stage < 3 && !c.overlap.param_gather) {
-      param_gather = collective(CollectiveKind::all_gather, params * 2.0, p, Group::dp).seconds();
+      const double bytes = params * gathered_param_bytes(sc_.training);
+      param_gather = collective(CollectiveKind::all_gather, bytes, p, Group::dp).seconds();
     }
     if (p.zero_stage >= 3) {
       // Every unit gathers its chunk's weights, forward and backward.
-      const double gather = collective(CollectiveKind::all_gather, params / p.virtual_stages * 2.0, p, Group::dp).seconds();
+      const double chunk_bytes = params / p.virtual_stages * gathered_param_bytes(sc_.training);
+      const double gather = collective(CollectiveKind::all_gather, chunk_bytes, p, Group::dp).seconds();
       const double unit = per_layer * layers_per_stage / p.virtual_stages;
       const double exposed = c.overlap.param_gather ? std::max(0.0, gather * 2.0 - unit) : gather * 2.0;
       param_gather = exposed * m * p.virtual_stages;

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "sim/store/sqlite_statement.hpp"
+
 namespace cs {
 namespace {
 
@@ -45,76 +47,8 @@ std::string utc_now() {
   return b;
 }
 
-// A prepared statement, finalized on scope exit.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK) {
-      throw StoreError(std::string("SQLite: ") + sqlite3_errmsg(db) + " in: " + sql);
-    }
-  }
-  ~Statement() { sqlite3_finalize(st_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(st_, i, v)); }
-  Statement& bind(int i, double v) { return check(sqlite3_bind_double(st_, i, v)); }
-  Statement& bind(int i, const std::string& v) {
-    return check(sqlite3_bind_text(st_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-  }
-  /// Steps once; true while a row is available.
-  bool step() {
-    const int rc = sqlite3_step(st_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw StoreError(std::string("SQLite: ") + sqlite3_errmsg(db_));
-  }
-  void reset() {
-    sqlite3_reset(st_);
-    sqlite3_clear_bindings(st_);
-  }
-  [[nodiscard]] std::int64_t integer(int c) const { return sqlite3_column_int64(st_, c); }
-  [[nodiscard]] double real(int c) const { return sqlite3_column_double(st_, c); }
-  [[nodiscard]] std::string text(int c) const {
-    const auto* p = sqlite3_column_text(st_, c);
-    return p ? reinterpret_cast<const char*>(p) : "";
-  }
-
- private:
-  Statement& check(int rc) {
-    if (rc != SQLITE_OK) throw StoreError(std::string("SQLite bind: ") + sqlite3_errmsg(db_));
-    return *this;
-  }
-  sqlite3* db_;
-  sqlite3_stmt* st_ = nullptr;
-};
-
-// BEGIN IMMEDIATE ... COMMIT, rolled back unless commit() is reached.
-class Transaction {
- public:
-  explicit Transaction(sqlite3* db) : db_(db) { run("BEGIN IMMEDIATE"); }
-  ~Transaction() {
-    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  void commit() {
-    run("COMMIT");
-    done_ = true;
-  }
-
- private:
-  void run(const char* sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-      const std::string msg = err ? err : "unknown error";
-      sqlite3_free(err);
-      throw StoreError(std::string("SQLite ") + sql + ": " + msg);
-    }
-  }
-  sqlite3* db_;
-  bool done_ = false;
-};
+using sql::Statement;
+using sql::Transaction;
 
 std::int64_t pragma_int(sqlite3* db, const char* sql) {
   Statement st(db, sql);

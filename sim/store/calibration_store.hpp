@@ -19,15 +19,11 @@
 #include <vector>
 
 #include "sim/store/calibration_sample.hpp"
+#include "sim/store/store_error.hpp"
 
 struct sqlite3;
 
 namespace cs {
-
-class StoreError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct StoredRun {
   std::int64_t id = 0;

@@ -1,5 +1,6 @@
-// Small RAII helpers over the SQLite C API for the results store: a prepared statement finalized on scope
-// exit, and a BEGIN IMMEDIATE transaction rolled back unless committed. Errors throw StoreError.
+// Small RAII helpers over the SQLite C API for the store layer (calibration and results databases): a prepared
+// statement finalized on scope exit, and a BEGIN IMMEDIATE transaction rolled back unless committed. Errors
+// throw SqlError, a StoreError.
 #pragma once
 
 #include <sqlite3.h>
@@ -9,11 +10,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/store/store_error.hpp"
+
 namespace cs::sql {
 
-class SqlError : public std::runtime_error {
+class SqlError : public StoreError {
  public:
-  using std::runtime_error::runtime_error;
+  using StoreError::StoreError;
 };
 
 class Statement {

@@ -7,9 +7,7 @@ namespace cs {
 const ParamSection& sweep_schema() {
   static const ParamSection s = [] {
     ParamSection r{.key = "", .help = "A sweep: a base scenario and axes of values (docs/sweeps.md)."};
-    ParamSpec version{.key = "format_version", .type = ParamType::integer, .help = "this build reads 1",
-                      .required = true};
-    version.check = [](const InputNode& n) { n.require(n.as<int>() == 1, "unsupported format_version"); };
+    const ParamSpec version = format_version_spec("sweep", {1});
     ParamSpec name{.key = "name", .type = ParamType::text, .help = "the sweep's name, recorded in every row",
                    .required = true};
     name.check = [](const InputNode& n) { (void)n.as<std::string>(); };

@@ -269,13 +269,7 @@ const ParamTable<FabricSpec>& fabric_params() {
 const ParamTable<TopologyInput>& topology_params() {
   static const ParamTable<TopologyInput> t = [] {
     ParamTable<TopologyInput> p("", "A topology file: one node type and the fabric between nodes (docs/topology.md).");
-    ParamSpec version{.key = "format_version", .type = ParamType::integer, .help = "this build reads 2",
-                      .required = true};
-    version.check = [](const InputNode& n) {
-      const int v = n.as<int>();
-      n.require(v == 2, "unsupported topology format_version " + std::to_string(v) +
-                            " (this build reads 2; see docs/topology.md)");
-    };
+    const ParamSpec version = format_version_spec("topology", {2}, "see docs/topology.md");
     p.custom(version, [check = version.check](const InputNode& n, TopologyInput&) { check(n); });
     p.field("name", &TopologyInput::name, {.help = "the topology's name", .required = true});
     p.field("description", &TopologyInput::description, {.help = "free text", .default_text = "empty"});

@@ -70,14 +70,15 @@ struct Builder {
   }
 
   void attention_block() {
-    const std::int64_t T = tokens(), h = m.hidden;
+    // q: the queries' and the attention output's width, heads x head_dim (= h unless the model sets head_dim).
+    const std::int64_t T = tokens(), h = m.hidden, q = m.q_dim();
     memory("input norm", 2.0 * sp_tokens() * h * kAct);
     enter_tp("attention");
     const std::int64_t kv_local = std::max<std::int64_t>(1, m.kv_heads / p.tp) * m.head_dim();
-    gemm("QKV projection", T, h / p.tp + 2 * kv_local, h, 1, true);
-    // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*h per layer forward.
+    gemm("QKV projection", T, q / p.tp + 2 * kv_local, h, 1, true);
+    // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*q per layer forward.
     const Flops attention_flops{4.0 * t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
-                                static_cast<double>(h) / p.tp};
+                                static_cast<double>(q) / p.tp};
     if (t.attention == AttentionKernel::flash) {
       Op a{"attention", OpKind::attention};
       a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
@@ -92,7 +93,7 @@ struct Builder {
       collective("CP ring K/V exchange", CollectiveKind::all_gather, CommGroup::cp,
                  2.0 * static_cast<double>(T) * static_cast<double>(kv_local) * kAct * p.cp);
     }
-    gemm("attention output projection", T, h, h / p.tp);
+    gemm("attention output projection", T, h, q / p.tp);
     leave_tp("attention");
     memory("residual add and dropout", 3.0 * sp_tokens() * h * kAct);
   }

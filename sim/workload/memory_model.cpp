@@ -37,12 +37,12 @@ double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
 
 Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, bool moe_layer) {
   const double sb = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
-  const double h = static_cast<double>(m.hidden), kv = static_cast<double>(m.kv_dim());
+  const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.q_dim()), kv = static_cast<double>(m.kv_dim());
   const double tp = p.tp;
   if (t.recompute == Recompute::full) return Bytes{2.0 * sb * h / (p.sequence_parallel ? tp : 1.0)};
   // Per token, 16-bit tensors (2 bytes) and 1-byte dropout masks:
   //   outside TP regions: two norm inputs (4h), QKV and FFN-up inputs (4h), two dropout masks (2h) = 10h
-  //   attention inside TP: Q, K, V (2h + 4kv) and the attention output (2h)
+  //   attention inside TP: Q, K, V (2q + 4kv) and the attention output (2q), q = heads x head_dim (= h usually)
   //   FFN inside TP: up(+gate) output 2f(x2) and activation output 2f
   double f = static_cast<double>(m.ffn_hidden), ffn_tokens = 1.0;
   if (moe_layer) {
@@ -53,7 +53,7 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
   // and the FFN-down input (the activation output) take 1 byte instead of 2.
   const double gemm_input = t.precision == DType::fp8 ? 1.0 : 2.0;
   const double outside = 6.0 * h + 2.0 * gemm_input * h;
-  double inside = 4.0 * h + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f);
+  double inside = 4.0 * q + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f);
   // Unfused attention keeps the scores, the softmax output (2 B each) and the dropout mask (1 B) per head and key:
   // Korthikanti et al.'s 5*a*s/h term, removed by selective recompute.
   if (t.attention == AttentionKernel::unfused && t.recompute == Recompute::none) {
@@ -71,7 +71,7 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
   // fp8 copy and its transpose that Transformer Engine caches across micro-batches (2 more bytes).
   const bool fp8 = t.precision == DType::fp8;
   const double weight_bytes = fp32 ? 4.0 : fp8 && t.fp8_params ? 1.0 : fp8 ? 4.0 : 2.0;
-  const double grad_bytes = fp32 || t.grad_reduce_in_fp32 ? 4.0 : 2.0;  // the full-size gradient buffer
+  const double grad_bytes = reduced_gradient_bytes(t);  // the full-size gradient buffer
   const double optim_bytes = fp32 ? 8.0 : 12.0;  // Adam m and v (+ fp32 master weights in mixed precision)
   for (const int stage : {0, p.pp - 1}) {
     MemoryBreakdown b;

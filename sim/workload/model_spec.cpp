@@ -5,8 +5,8 @@
 namespace cs {
 
 double ModelSpec::attention_params() const noexcept {
-  const double h = static_cast<double>(hidden);
-  return h * (h + 2.0 * static_cast<double>(kv_dim())) + h * h;
+  const double h = static_cast<double>(hidden), q = static_cast<double>(q_dim());
+  return h * (q + 2.0 * static_cast<double>(kv_dim())) + q * h;
 }
 
 double ModelSpec::ffn_params(bool expert) const noexcept {
@@ -41,7 +41,8 @@ void check_model_spec(const InputNode& n, ModelSpec& m) {
   positive(m.seq_len > 0, "seq_len");
   if (m.kv_heads == 0) m.kv_heads = m.heads;
   if (m.ffn_hidden == 0) m.ffn_hidden = 4 * m.hidden;
-  if (m.hidden % m.heads != 0) n.fail("hidden (" + std::to_string(m.hidden) + ") must be a multiple of heads (" + std::to_string(m.heads) + ")");
+  if (m.head_width < 0) n.at("head_dim").fail("head_dim must be positive (or 0: hidden/heads)");
+  if (m.head_width == 0 && m.hidden % m.heads != 0) n.fail("hidden (" + std::to_string(m.hidden) + ") must be a multiple of heads (" + std::to_string(m.heads) + ") unless head_dim is given");
   if (m.kv_heads <= 0 || m.heads % m.kv_heads != 0) n.fail("heads must be a multiple of kv_heads");
   if (m.is_moe()) {
     if (m.top_k <= 0 || m.top_k > m.experts) n.fail("top_k must lie in 1..experts for an MoE model");

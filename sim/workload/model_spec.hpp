@@ -16,6 +16,9 @@ struct ModelSpec {
   std::int64_t hidden = 0;
   int heads = 0;
   int kv_heads = 0;              ///< = heads for multi-head attention; fewer for GQA/MQA
+  /// Width of one attention head when it is not hidden/heads (Qwen3: 128 with hidden 2048 and 32 heads, so the
+  /// attention works in 4,096 dimensions); 0: hidden/heads.
+  std::int64_t head_width = 0;
   std::int64_t ffn_hidden = 0;   ///< FFN inner size of a dense layer (4h for GPT-3)
   bool gated_ffn = false;        ///< SwiGLU: up and gate projections, then down
   std::int64_t vocab = 0;
@@ -30,10 +33,13 @@ struct ModelSpec {
   int dense_layers = 0;          ///< leading layers that stay dense in an MoE model (DeepSeek-V3: 3)
 
   [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
-  [[nodiscard]] std::int64_t head_dim() const noexcept { return hidden / heads; }
+  [[nodiscard]] std::int64_t head_dim() const noexcept { return head_width > 0 ? head_width : hidden / heads; }
+  /// Width of the queries and of the attention output: heads x head_dim (= hidden unless head_width says otherwise).
+  [[nodiscard]] std::int64_t q_dim() const noexcept { return head_dim() * heads; }
   [[nodiscard]] std::int64_t kv_dim() const noexcept { return head_dim() * kv_heads; }
 
-  /// Parameters of one attention block (QKV and output projections; norms are negligible and excluded).
+  /// Parameters of one attention block (QKV and output projections; norms are negligible and excluded):
+  /// h x (q + 2 kv) + q x h.
   [[nodiscard]] double attention_params() const noexcept;
   /// Parameters of one dense FFN, or of one expert (with `expert`).
   [[nodiscard]] double ffn_params(bool expert = false) const noexcept;

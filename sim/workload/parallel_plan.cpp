@@ -22,6 +22,16 @@ std::string to_string(Recompute r) {
   return "?";
 }
 
+double reduced_gradient_bytes(const TrainingConfig& t) noexcept {
+  const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
+  return fp32 || t.grad_reduce_in_fp32 ? 4.0 : 2.0;
+}
+
+double gathered_param_bytes(const TrainingConfig& t) noexcept {
+  if (t.precision == DType::fp32 || t.precision == DType::tf32) return 4.0;
+  return t.precision == DType::fp8 && t.fp8_params ? 1.0 : 2.0;
+}
+
 std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPlan& p) {
   const int v = p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1;
   const int n = p.pp * v;

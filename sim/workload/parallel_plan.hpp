@@ -116,6 +116,13 @@ struct TrainingConfig {
   }
 };
 
+/// Bytes per parameter that the data-parallel gradient reduction sends: fp32 when the training is in fp32 or
+/// reduces gradients in fp32 (grad_reduce_in_fp32, Megatron-LM's default), else the 16-bit gradient.
+[[nodiscard]] double reduced_gradient_bytes(const TrainingConfig& t) noexcept;
+/// Bytes per parameter of the working weights that ZeRO / FSDP all-gathers (or DataParallel broadcasts): 4 in
+/// fp32 training, 1 with fp8 parameters, else the 16-bit copy.
+[[nodiscard]] double gathered_param_bytes(const TrainingConfig& t) noexcept;
+
 /// Transformer layers of each virtual pipeline stage (index vs = c*pp + s for chunk c of stage s), in order.
 /// With first/last-stage counts, those ranks hold them (spread over their chunks) and the middle ranks share
 /// the rest; otherwise layers, plus the embedding and the loss where the plan counts them as layers, are spread

@@ -47,7 +47,11 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("layers", &ModelSpec::layers, {.help = "transformer layers", .positive = true, .default_text = "preset's"});
   p.field("hidden", &ModelSpec::hidden, {.help = "hidden size h", .positive = true, .default_text = "preset's"});
   p.field("heads", &ModelSpec::heads,
-          {.help = "attention heads (must divide hidden)", .positive = true, .default_text = "preset's"});
+          {.help = "attention heads (must divide hidden unless head_dim is given)", .positive = true,
+           .default_text = "preset's"});
+  p.field("head_dim", &ModelSpec::head_width,
+          {.help = "width of one attention head when it is not hidden/heads (Qwen3, GPT-OSS); 0: hidden/heads",
+           .min = 0, .default_text = "hidden / heads"});
   p.field("kv_heads", &ModelSpec::kv_heads,
           {.help = "key/value heads (GQA/MQA); must divide heads", .positive = true, .default_text = "= heads"});
   p.field("ffn_hidden", &ModelSpec::ffn_hidden,
@@ -79,8 +83,7 @@ void read_preset(const InputNode& preset, ModelSpec& m) {
 const ParamTable<ModelSpec>& model_file_params() {
   static const ParamTable<ModelSpec> t = [] {
     ParamTable<ModelSpec> p("", "A model preset file (models/NAME.yaml): the model's dimensions.");
-    ParamSpec version{.key = "format_version", .type = ParamType::integer, .help = "must be 1", .required = true};
-    version.check = [](const InputNode& n) { n.require(n.as<int>() == 1, "unsupported model format_version"); };
+    const ParamSpec version = format_version_spec("model", {1});
     p.custom(version, [check = version.check](const InputNode& n, ModelSpec&) { check(n); });
     add_dimensions(p);
     return p;

@@ -115,6 +115,19 @@ TEST(ParamTable, CheckTextGivesTheFileMessageForOneValue) {
   EXPECT_EQ(s.find_param("shape")->check_text("oval", "widget.shape"), "must be round or square, got \"oval\"");
 }
 
+// One declaration of `format_version` for every file kind: the versions this build reads, in the help and in
+// the message for any other.
+TEST(ParamSpec, FormatVersionNamesTheKindAndTheVersionsRead) {
+  const ParamSpec v = format_version_spec("profile", {1, 2});
+  EXPECT_TRUE(v.required);
+  EXPECT_EQ(v.help, "the profile format's version; this build reads 1 and 2");
+  EXPECT_EQ(v.check_text("2", "format_version"), std::nullopt);
+  EXPECT_EQ(v.check_text("3", "format_version"), "unsupported profile format_version 3 (this build reads 1 and 2)");
+  const ParamSpec t = format_version_spec("topology", {2}, "see docs/topology.md");
+  EXPECT_EQ(t.check_text("1", "format_version"),
+            "unsupported topology format_version 1 (this build reads 2); see docs/topology.md");
+}
+
 TEST(EnumTable, NamesValuesAndTheExpectedList) {
   EXPECT_EQ(shape_names().find("square"), Shape::square);
   EXPECT_EQ(shape_names().find("oval"), std::nullopt);

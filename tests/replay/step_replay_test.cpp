@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "fixed_cost_model.hpp"
 #include "ring_fabric.hpp"
 
@@ -106,6 +110,64 @@ TEST(StepReplay, PowerSgdShrinksTrafficAtAComputeCost) {
   f.train.compression_ratio = 0.1;
   const StepResult r = f.run();
   EXPECT_EQ(r.step_time, Time::ns(83'547'298));
+}
+
+// Gradients reduced in bf16 (grad_reduce_in_fp32 off, as NeMo's recipes run): 2,084,864 params x 2 B =
+// 4,169,728 B fit one 5 MB bucket, all-reduced after the backward pass in 212.971 us (the size of one fp32
+// bucket above): 83.2 + 0.212971 + 0.1 = 83.512971 ms, where fp32 gradients took two buckets (83.725942 ms).
+TEST(StepReplay, GradientsReducedInBf16SendHalfTheBytes) {
+  DpFixture f;
+  f.train.overlap.grad_reduce = false;
+  f.train.grad_reduce_in_fp32 = false;
+  const StepResult r = f.run();
+  EXPECT_EQ(r.step_time, Time::ns(83'512'971));
+  EXPECT_EQ(r.breakdown.dp_comm, Time::ns(212'971));
+}
+
+// ZeRO-3 gathers the working parameters in their own type. The first gather is not prefetched, so it is the
+// stage's pipeline wait. fp32 training: 2,084,864 x 4 B = 8,339,456 B, 7/8 * 8339456 B / 100 GB/s + 7 * 10 us =
+// 72.971 us (rounded up) + 70 us = 142.971 us. fp8 parameters: 2,084,864 B, 18.243 us + 70 us = 88.243 us.
+TEST(StepReplay, Zero3GathersParametersInTheirOwnType) {
+  DpFixture fp32;
+  fp32.plan.zero_stage = 3;
+  fp32.train.precision = DType::fp32;
+  EXPECT_EQ(fp32.run().breakdown.pipeline_wait, Time::ns(142'971));
+
+  DpFixture fp8;
+  fp8.plan.zero_stage = 3;
+  fp8.train.precision = DType::fp8;
+  fp8.train.fp8_params = true;
+  EXPECT_EQ(fp8.run().breakdown.pipeline_wait, Time::ns(88'243));
+}
+
+// A step that starts after the engine has already run (the engine's clock at 1 ms) measures its pipeline wait
+// from its own start: the data-parallel step still has none.
+TEST(StepReplay, PipelineWaitIsMeasuredFromTheStepStart) {
+  DpFixture f;
+  f.engine.schedule_in(Time::ms(1), [] {});
+  f.engine.run();
+  const StepResult r = f.run();
+  EXPECT_EQ(r.step_time, Time::ns(83'512'971));
+  EXPECT_EQ(r.breakdown.pipeline_wait, Time::zero());
+}
+
+// DataParallel's broadcast of the updated parameters is named as what it is on the timeline.
+TEST(StepReplay, SingleProcessDataParallelNamesItsBroadcast) {
+  struct Names final : ReplayObserver {
+    std::vector<std::string> dp;
+    void on_span(const Span& s) override {
+      if (std::string(s.stream) == "dp comm") dp.push_back(s.name);
+    }
+  } names;
+  DpFixture f;
+  f.plan.single_process_dp = true;
+  const UnitCosts costs(f.model, f.plan, f.train, f.compute,
+                        [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
+  StepReplay replay(f.model, f.plan, f.train, costs, f.fabric, f.engine);
+  replay.add_observer(names);
+  (void)replay.run();
+  EXPECT_NE(std::find(names.dp.begin(), names.dp.end(), "param broadcast"), names.dp.end());
+  EXPECT_EQ(std::find(names.dp.begin(), names.dp.end(), "param all-gather"), names.dp.end());
 }
 
 // Model FLOPs (Megatron convention), per GPU and micro-batch, T = 128 tokens:

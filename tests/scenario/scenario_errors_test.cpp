@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_preset", edit("preset: gpt3-1.3b", "preset: gpt9"), "model.preset: unknown model preset \"gpt9\""},
         BadCase{"gpus_not_whole_nodes", edit("gpus: 8", "gpus: 12"), "12 GPUs is not a whole number of 8-GPU nodes"},
         BadCase{"heads_not_divisible", edit("  preset: gpt3-1.3b\n", "  preset: gpt3-1.3b\n  heads: 15\n"), "model: hidden (2048) must be a multiple of heads (15)"},
-        BadCase{"future_version", edit("format_version: 1", "format_version: 7"), ":1:17: format_version: unsupported format_version 7"},
+        BadCase{"future_version", edit("format_version: 1", "format_version: 7"), ":1:17: format_version: unsupported scenario format_version 7"},
         BadCase{"tp_beyond_node", edit("tp: 2", "tp: 16").replace(std::string(kGood).find("gpus: 8"), 7, "gpus: 64"), "parallelism.tp: tensor parallelism beyond one node"}),
     [](const ::testing::TestParamInfo<BadCase>& i) { return std::string(i.param.name); });
 
