@@ -55,6 +55,14 @@ QString cloud_source(const RunRecord& r) {
          QString::fromStdString(c.citation).toHtmlEscaped();
 }
 
+QString band_source(const RunRecord& r) {
+  const auto& b = r.json["step_time_band_s"];
+  if (!b.is_object()) return "no step-time band in this result";
+  const QString level = b["level"].is_number() ? QString::number(100 * b["level"].get<double>(), 'f', 0) + "%" : "?";
+  return "Central " + level + " of the measured/predicted step-time ratios of comparable validation rows, "
+         "applied to this step time.<br>Basis: " + str(b["basis"]).toHtmlEscaped();
+}
+
 std::function<double(const RunRecord&)> at(const char* pointer) {
   return [pointer](const RunRecord& r) { return r.number(pointer); };
 }
@@ -69,6 +77,10 @@ const std::vector<SummaryPanel::Metric>& SummaryPanel::metrics() {
   using T = WarningTopic;
   static const std::vector<Metric> m{
       {"step_time", "step time", at("/step_time_s"), format_duration, compute_source, true, T::compute},
+      {"step_band_low", "step time, band low", at("/step_time_band_s/lo"), format_duration, band_source, true,
+       T::compute},
+      {"step_band_high", "step time, band high", at("/step_time_band_s/hi"), format_duration, band_source, true,
+       T::compute},
       {"tokens_per_s", "throughput", at("/tokens_per_s"), [](double v) { return format_rate(v, "tokens"); },
        compute_source, false, T::compute},
       {"mfu", "MFU", at("/mfu"), format_percent,

@@ -1,6 +1,6 @@
-// The numbers a planner looks at first - step time, tokens/s, MFU, time to train, memory, power, racks, capex,
-// TCO, cost of the run - in human units, each with its source on hover, beside the pinned baseline and the
-// change from it. Warnings sit on the row they concern; the rest are listed below the table.
+// The numbers a planner looks at first - step time and its error band, tokens/s, MFU, time to train, memory,
+// power, racks, capex, TCO, cost of the run - in human units, each with its source on hover, beside the pinned
+// baseline and the change from it. Warnings sit on the row they concern; the rest are listed below the table.
 #pragma once
 
 #include <QString>

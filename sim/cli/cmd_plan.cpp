@@ -68,6 +68,13 @@ void register_plan_command(CLI::App& app) {
                          100 * p.result.mfu, gib(p.result.memory.total().value()),
                          p.result.fits_in_memory ? "" : "  OUT OF MEMORY");
     }
+    if (const auto& b = r.replayed.front().result.step_band; b && b->valid()) {
+      // Every plan of one search shares the band's traits (precision, dense/MoE, GPUs): one relative band.
+      const double step = r.replayed.front().result.step.step_time.seconds();
+      out << fmt::format("\nstep-time {:.0f}% band, the same relative band for every plan: {:+.1f}% / {:+.1f}% "
+                         "(basis: {})\n",
+                         100 * b->level, 100 * (b->low / step - 1), 100 * (b->high / step - 1), b->basis);
+    }
     out << "\nwhy each lost to the one above:\n";
     for (std::size_t i = 1; i < r.replayed.size(); ++i) {
       out << fmt::format("  #{}: {}\n", i + 1, why_slower(r.replayed[i], r.replayed[i - 1]));
@@ -89,6 +96,10 @@ void register_plan_command(CLI::App& app) {
         e["screen_rank"] = p.screen_rank + 1;
         e["screened_step_time_s"] = p.screen.step.seconds();
         e["step_time_s"] = p.result.step.step_time.seconds();
+        if (p.result.step_band && p.result.step_band->valid()) {
+          e["step_time_band_s"] = {{"lo", p.result.step_band->low}, {"hi", p.result.step_band->high},
+                                   {"level", p.result.step_band->level}, {"basis", p.result.step_band->basis}};
+        }
         e["mfu"] = p.result.mfu;
         e["fits_in_memory"] = p.result.fits_in_memory;
         j["replayed"].push_back(std::move(e));

@@ -23,6 +23,13 @@ CsvTable CsvTable::parse(const std::string& text, const std::string& name) {
   int line = 1;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (c == '#' && records.empty() && !any && cell.empty()) {
+      // A comment line ahead of the header (what generated the file, and how).
+      while (i < text.size() && text[i] != '\n') ++i;
+      ++line;
+      cur = Row{line, {}};
+      continue;
+    }
     if (c == '\0') throw InputError({name, line, 0}, "", "file is binary (NUL byte), not CSV text");
     if (quoted) {
       if (c == '"') {

@@ -1,5 +1,6 @@
 // A CSV file read whole (RFC 4180: quoted fields may hold commas, quotes and newlines), with each row's
-// line number kept so errors can say where they are.
+// line number kept so errors can say where they are. Lines starting with '#' ahead of the header are comments
+// (a generated file says there how it was made).
 #pragma once
 
 #include <map>

@@ -13,6 +13,17 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["scenario_file"] = sc.file;
   j["gpus"] = r.gpus;
   j["step_time_s"] = r.step.step_time.seconds();
+  if (r.step_band) {
+    // lo and hi are null when there is no band; basis then says why.
+    const ErrorBand& b = *r.step_band;
+    j["step_time_band_s"] = {{"lo", b.valid() ? J(b.low) : J(nullptr)},
+                             {"hi", b.valid() ? J(b.high) : J(nullptr)},
+                             {"level", b.level},
+                             {"samples", b.samples},
+                             {"basis", b.basis}};
+  } else {
+    j["step_time_band_s"] = nullptr;
+  }
   j["tokens_per_s"] = r.tokens_per_s;
   j["tokens_per_s_per_gpu"] = r.tokens_per_s / r.gpus;
   j["mfu"] = r.mfu;

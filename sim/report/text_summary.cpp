@@ -23,7 +23,15 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
                      sc.training.global_batch, sc.training.seq_len, sc.training.micro_batch,
                      sc.training.micro_batches(sc.plan));
   out += "Performance\n";
-  line("step time", to_string(r.step.step_time));
+  std::string band;
+  if (r.step_band && r.step_band->valid()) {
+    band = fmt::format("  ({:.0f}% band {} - {}; basis: {})", 100 * r.step_band->level,
+                       to_string(Time::from_seconds(r.step_band->low)), to_string(Time::from_seconds(r.step_band->high)),
+                       r.step_band->basis);
+  } else if (r.step_band) {
+    band = "  (no error band: " + r.step_band->basis + ")";
+  }
+  line("step time", to_string(r.step.step_time) + band);
   line("throughput", fmt::format("{:.4g} tokens/s ({:.4g} tokens/s per GPU)", r.tokens_per_s, r.tokens_per_s / r.gpus));
   line("model FLOP/s per GPU", to_string(FlopRate{r.step.model_flops.value() / r.step.step_time.seconds() / r.gpus}));
   line("MFU / HFU", fmt::format("{:.1f}% / {:.1f}% of {} ({} peak)", 100 * r.mfu, 100 * r.hfu,

@@ -9,6 +9,7 @@
 #include "sim/facility/tco_model.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/replay/step_replay.hpp"
+#include "sim/workload/error_band.hpp"
 #include "sim/workload/memory_model.hpp"
 
 namespace cs {
@@ -17,6 +18,9 @@ struct RunResult {
   std::string scenario;            ///< scenario name
   int gpus = 0;
   StepResult step;
+  /// How far the step time may be off, from the validation residuals (validation_residuals.hpp); set by
+  /// run_scenario, with samples 0 and the reason in its basis when there are no residuals to rest on.
+  std::optional<ErrorBand> step_band;
   double tokens_per_step = 0;      ///< global batch x sequence length
   double tokens_per_s = 0;
   double mfu = 0;                  ///< model FLOPs / (step time x GPUs x peak of the training precision)

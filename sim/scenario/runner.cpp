@@ -4,6 +4,7 @@
 #include "sim/collectives/unit_collective_estimator.hpp"
 #include "sim/core/event_engine.hpp"
 #include "sim/scenario/facility_link.hpp"
+#include "sim/scenario/validation_residuals.hpp"
 
 namespace cs {
 
@@ -35,6 +36,7 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   r.network = network_stats.report(engine.now(), r.step.step_time);
 
   const double step_s = r.step.step_time.seconds();
+  r.step_band = step_band(sc, step_s, shipped_residuals());
   r.tokens_per_step = static_cast<double>(sc.training.global_batch) * sc.training.seq_len;
   r.tokens_per_s = r.tokens_per_step / step_s;
   r.peak_per_gpu = sc.profile.gpu.peak_for(sc.training.precision);

@@ -26,6 +26,11 @@ constexpr int kNodeGpus = 8;
 
 }  // namespace
 
+double band_calibration_p90(const DeviceProfile& p) noexcept {
+  const auto& cal = p.fits.calibration;
+  return p.measured() && cal && cal->gemm_holdout_count > 0 ? cal->gemm_holdout_p90 : 0.0;
+}
+
 const std::vector<std::string>& validation_columns() {
   static const std::vector<std::string> cols{
       "row_id", "source", "hardware", "gpu_count", "gpus_per_node", "model", "num_layers", "hidden_size",
@@ -286,6 +291,7 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v)
   v.fp8 = sc->training.precision == DType::fp8;
   v.moe = sc->model.is_moe();
   v.predicted_step_s = r.step.step_time.seconds();
+  v.calibration_p90 = band_calibration_p90(sc->profile);
   if (v.quantity == "step_time_s") v.predicted = r.step.step_time.seconds();
   else if (v.quantity == "tokens_per_s_per_gpu") v.predicted = r.tokens_per_s / r.gpus;
   else {
@@ -328,19 +334,28 @@ ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row) {
   return v;
 }
 
-std::vector<ValidationRow> validate(const CsvTable& t) {
-  t.require_columns(validation_columns());
+std::vector<ValidationRow> validate(const CsvTable& t, double level) { return validate(std::vector<CsvTable>{t}, level); }
+
+std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level) {
   std::vector<ValidationRow> out;
-  out.reserve(t.rows().size());
-  for (const auto& row : t.rows()) out.push_back(predict_row(t, row));
-  const std::vector<Residual> all = residuals_of(out);
-  for (auto& v : out) {
+  for (const CsvTable& t : tables) {
+    t.require_columns(validation_columns());
+    for (const auto& row : t.rows()) out.push_back(predict_row(t, row));
+  }
+  // Each residual with the position of its row, so that a row is left out by position (ids may repeat
+  // across files).
+  std::vector<std::pair<std::size_t, Residual>> all;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    for (Residual& r : residuals_of({out[k]})) all.emplace_back(k, std::move(r));
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    ValidationRow& v = out[i];
     if (v.skipped) continue;
     std::vector<Residual> others;
-    for (const auto& r : all) {
-      if (r.id != v.id) others.push_back(r);
+    for (const auto& [k, r] : all) {
+      if (k != i) others.push_back(r);
     }
-    v.band = error_band(v.predicted_step_s, BandQuery{v.fp8, v.moe, v.gpus}, others);
+    v.band = error_band(v.predicted_step_s, BandQuery{v.fp8, v.moe, v.gpus}, others, v.calibration_p90, level);
     if (v.band.valid() && v.quantity != "step_time_s") {
       // Throughput-like quantities scale as 1 / step time: the band's ends swap.
       const double lo = v.predicted * v.predicted_step_s / v.band.high, hi = v.predicted * v.predicted_step_s / v.band.low;
@@ -355,8 +370,7 @@ std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows) {
   std::vector<Residual> out;
   for (const auto& v : rows) {
     if (v.skipped || v.predicted <= 0 || v.measured <= 0) continue;
-    const double ratio = v.quantity == "step_time_s" ? v.measured / v.predicted : v.predicted / v.measured;
-    out.push_back(Residual{v.id, ratio, v.fp8, v.moe, v.gpus});
+    out.push_back(Residual{v.id, v.time_ratio(), v.fp8, v.moe, v.gpus, v.calibration_p90});
   }
   return out;
 }

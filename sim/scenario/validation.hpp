@@ -29,13 +29,21 @@ struct ValidationRow {
   bool fp8 = false;                   ///< traits that decide which rows are comparable for error bands
   bool moe = false;
   double predicted_step_s = 0;        ///< the simulated step time behind `predicted`
+  double calibration_p90 = 0;         ///< band_calibration_p90 of the row's profile
   /// Step-time band from the other rows of the same batch (leave one out), expressed in `quantity`'s unit.
   ErrorBand band;
 
   /// Signed relative error (predicted - measured) / measured.
   [[nodiscard]] double error() const noexcept { return (predicted - measured) / measured; }
+  /// Measured / predicted step time (for a throughput-like quantity, predicted / measured).
+  [[nodiscard]] double time_ratio() const noexcept {
+    return quantity == "step_time_s" ? measured / predicted : predicted / measured;
+  }
 };
 
+/// The kernel-fit error that widens a band of a prediction made with `p`: the GEMM holdout p90 of a measured
+/// profile, 0 for a datasheet one (whose errors are all in the validation residuals).
+[[nodiscard]] double band_calibration_p90(const DeviceProfile& p) noexcept;
 /// The columns a validation file must have.
 [[nodiscard]] const std::vector<std::string>& validation_columns();
 /// Builds the scenario of one row (throws InputError located at the row for values that make no sense;
@@ -48,8 +56,10 @@ struct ValidationRow {
 /// The predicted rows of `rows` as step-time residuals (measured/predicted time), for error_band().
 [[nodiscard]] std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows);
 /// Predicts every row of `t`; a row that cannot be predicted is skipped with its reason, the rest still run.
-/// Each predicted row gets the error band that the other predicted rows of `t` give it (leave one out).
-/// Throws InputError only when the file itself lacks the columns.
-[[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t);
+/// Each predicted row gets the error band (central `level`) that the other predicted rows of `t` give it
+/// (leave one out). Throws InputError only when the file itself lacks the columns.
+[[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t, double level = 0.9);
+/// The same over the rows of several files together: each row's band comes from all the others.
+[[nodiscard]] std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level = 0.9);
 
 }  // namespace cs

@@ -19,6 +19,7 @@ struct Residual {
   bool fp8 = false;
   bool moe = false;
   int gpus = 0;
+  double calibration_p90 = 0;  ///< kernel-fit error of the profile the row was predicted with (see error_band)
 };
 
 /// What a prediction is: the traits that decide which residuals are comparable.

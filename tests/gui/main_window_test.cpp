@@ -149,6 +149,12 @@ class MainWindowTest : public QObject {
       QCOMPARE(w.summary()->text(m.id, "value"), m.format(m.read(expected)));
     }
     QCOMPARE(w.summary()->text("step_time", "value"), format_duration(expected.result.step.step_time.seconds()));
+    // The step time's error band: its ends as the library computed them, what they rest on on hover.
+    QVERIFY(expected.result.step_band && expected.result.step_band->valid());
+    QCOMPARE(w.summary()->text("step_band_low", "value"), format_duration(expected.result.step_band->low));
+    QCOMPARE(w.summary()->text("step_band_high", "value"), format_duration(expected.result.step_band->high));
+    QVERIFY(w.summary()->findChild<QLabel*>("summary.step_band_low.value")->toolTip().contains(
+        QString::fromStdString(expected.result.step_band->basis).toHtmlEscaped()));
     QVERIFY(!shown->spans.empty());  // the timeline's data
   }
 

@@ -1,0 +1,159 @@
+#include "sim/scenario/validation_residuals.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+
+#include "sim/core/data_dir.hpp"
+
+namespace cs {
+namespace {
+
+/// A CSV cell in quotes when it holds a comma, quote or line break (RFC 4180).
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+/// The column (1-based) of `name` in `t`, for error locations.
+int column_of(const CsvTable& t, const std::string& name) { return static_cast<int>(*t.column(name)) + 1; }
+
+double positive(const CsvTable& t, const CsvTable::Row& row, const std::string& name) {
+  const std::string& s = t.cell(row, name);
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size() || !std::isfinite(v) || v <= 0) {
+    throw InputError({t.file(), row.line, column_of(t, name)}, name,
+                     "expected a positive number, got \"" + s + "\"");
+  }
+  return v;
+}
+
+bool flag(const CsvTable& t, const CsvTable::Row& row, const std::string& name) {
+  const std::string& s = t.cell(row, name);
+  if (s != "0" && s != "1") {
+    throw InputError({t.file(), row.line, column_of(t, name)}, name, "expected 0 or 1, got \"" + s + "\"");
+  }
+  return s == "1";
+}
+
+}  // namespace
+
+const std::vector<std::string>& residual_columns() {
+  static const std::vector<std::string> cols{"row_id", "source", "quantity", "measured", "predicted",
+                                             "time_ratio", "fp8", "moe", "gpus", "calibration_p90"};
+  return cols;
+}
+
+void write_residuals(std::ostream& out, const std::vector<ValidationRow>& rows, const std::vector<std::string>& comment) {
+  for (const std::string& c : comment) out << "# " << c << "\n";
+  std::string header;
+  for (const auto& c : residual_columns()) header += (header.empty() ? "" : ",") + c;
+  out << header << "\n";
+  for (const ValidationRow& v : rows) {
+    if (v.skipped || v.predicted <= 0 || v.measured <= 0) continue;
+    // Shortest round-trip text of every number: reading the file back gives the same doubles.
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_cell(v.id), csv_cell(v.source), v.quantity, v.measured,
+                       v.predicted, v.time_ratio(), v.fp8 ? 1 : 0, v.moe ? 1 : 0, v.gpus, v.calibration_p90);
+  }
+}
+
+std::vector<Residual> parse_residuals(const CsvTable& t) {
+  t.require_columns(residual_columns());
+  std::vector<Residual> out;
+  out.reserve(t.rows().size());
+  for (const auto& row : t.rows()) {
+    Residual r;
+    r.id = t.cell(row, "row_id");
+    if (r.id.empty()) throw InputError({t.file(), row.line, column_of(t, "row_id")}, "row_id", "empty row id");
+    const std::string& q = t.cell(row, "quantity");
+    if (q != "step_time_s" && q != "tokens_per_s_per_gpu" && q != "tflops_per_gpu") {
+      throw InputError({t.file(), row.line, column_of(t, "quantity")}, "quantity",
+                       "expected step_time_s, tokens_per_s_per_gpu or tflops_per_gpu, got \"" + q + "\"");
+    }
+    positive(t, row, "measured");
+    positive(t, row, "predicted");
+    r.time_ratio = positive(t, row, "time_ratio");
+    r.fp8 = flag(t, row, "fp8");
+    r.moe = flag(t, row, "moe");
+    const double gpus = positive(t, row, "gpus");
+    if (gpus != std::floor(gpus)) {
+      throw InputError({t.file(), row.line, column_of(t, "gpus")}, "gpus", "expected a whole number of GPUs");
+    }
+    r.gpus = static_cast<int>(gpus);
+    const std::string& cal = t.cell(row, "calibration_p90");
+    const auto [end, ec] = std::from_chars(cal.data(), cal.data() + cal.size(), r.calibration_p90);
+    if (ec != std::errc{} || end != cal.data() + cal.size() || !(r.calibration_p90 >= 0 && r.calibration_p90 < 1)) {
+      throw InputError({t.file(), row.line, column_of(t, "calibration_p90")}, "calibration_p90",
+                       "expected a relative error in [0, 1), got \"" + cal + "\"");
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Residual> read_residuals(const std::string& path) { return parse_residuals(CsvTable::load(path)); }
+
+Coverage held_out_coverage(const std::vector<Residual>& residuals, double level) {
+  Coverage c;
+  std::vector<Residual> others;
+  for (std::size_t i = 0; i < residuals.size(); ++i) {
+    const Residual& r = residuals[i];
+    others.clear();
+    for (std::size_t k = 0; k < residuals.size(); ++k) {
+      if (k != i) others.push_back(residuals[k]);
+    }
+    // A band for a prediction of 1 s bounds the ratio measured / predicted itself.
+    const ErrorBand b = error_band(1.0, BandQuery{r.fp8, r.moe, r.gpus}, others, r.calibration_p90, level);
+    if (!b.valid()) continue;
+    ++c.rows;
+    if (r.time_ratio >= b.low && r.time_ratio <= b.high) ++c.held;
+  }
+  return c;
+}
+
+ResidualSet load_residual_set(const std::string& path) {
+  ResidualSet s;
+  s.path = path;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    s.problem = path + " not found (regenerate it with clustersim validate --residuals-out)";
+    return s;
+  }
+  try {
+    s.residuals = read_residuals(path);
+    s.coverage = held_out_coverage(s.residuals, kStepBandLevel);
+  } catch (const InputError& e) {
+    s.problem = e.what();
+  }
+  return s;
+}
+
+const ResidualSet& shipped_residuals() {
+  // A function-local static: initialised once, by the first caller, even with sweep threads racing.
+  static const ResidualSet set = load_residual_set(data_path(kResidualsFile));
+  return set;
+}
+
+ErrorBand step_band(const Scenario& sc, double step_s, const ResidualSet& set) {
+  if (!set.problem.empty()) {
+    ErrorBand none;
+    none.level = kStepBandLevel;
+    none.basis = "no validation residuals: " + set.problem;
+    return none;
+  }
+  const BandQuery q{sc.training.precision == DType::fp8, sc.model.is_moe(), sc.plan.gpus()};
+  ErrorBand b = error_band(step_s, q, set.residuals, band_calibration_p90(sc.profile), kStepBandLevel);
+  if (b.valid()) {
+    b.basis += "; tested leaving each row out, such bands held " + std::to_string(set.coverage.held) + " of " +
+               std::to_string(set.coverage.rows) + " rows";
+  }
+  return b;
+}
+
+}  // namespace cs
