@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
     // TP8 x PP8 x DP: rank = dp * 64 + pp * 8 + tp; every (pp, tp) has one DP group, all start together.
     cs::CollectiveRequest dp{cs::CollectiveKind::all_reduce, bytes, {}, "dp grads"};
     for (int mp = 0; mp < 64; ++mp) {
-      dp.groups.emplace_back();
-      for (int d = 0; d < gpus / 64; ++d) dp.groups.back().push_back(d * 64 + mp);
+      std::vector<int>& group = dp.groups.emplace_back();
+      for (int d = 0; d < gpus / 64; ++d) group.push_back(d * 64 + mp);
     }
     run_case("DP all-reduce, TP8 PP8 (64 groups)", topo, dp);
   }
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
     }
     cs::CollectiveRequest dp{cs::CollectiveKind::all_reduce, cs::Bytes{256.0 * 1024 * 1024}, {}, "dp"};
     for (int mp = 0; mp < 64; ++mp) {
-      dp.groups.emplace_back();
-      for (int d = 0; d < gpus / 64; ++d) dp.groups.back().push_back(d * 64 + mp);
+      std::vector<int>& group = dp.groups.emplace_back();
+      for (int d = 0; d < gpus / 64; ++d) group.push_back(d * 64 + mp);
     }
     const cs::CollectiveRequest* cycle[] = {&tp, &pp, &dp};
     int issued = 0;

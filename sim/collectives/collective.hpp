@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/collectives/group_list.hpp"
 #include "sim/core/event_engine.hpp"
 #include "sim/core/units.hpp"
 
@@ -45,8 +46,9 @@ struct CollectiveRequest {
   /// per rank; reduce-scatter: the input per rank; all-to-all: what each rank sends in total; send/recv: the
   /// message.
   Bytes bytes;
-  /// Global GPU ranks of each group; for send/recv each group is {sender, receiver}.
-  std::vector<std::vector<int>> groups;
+  /// Global GPU ranks of each group; for send/recv each group is {sender, receiver}. Shared, not copied, when
+  /// the request is (see group_list.hpp).
+  GroupList groups;
   std::string label;  ///< for traces and link statistics, e.g. "dp grad bucket 3"
   /// Algorithm override for this request; `automatic` defers to the model's options and tuner.
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::automatic;

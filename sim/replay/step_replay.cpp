@@ -54,12 +54,22 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
     st.backward_done.assign(static_cast<std::size_t>(virtual_), 0);
     st.gathered.assign(st.order.size(), zero3() ? 0 : 1);
     st.gather_issued.assign(st.order.size(), zero3() ? 0 : 1);
+    dp_groups_.emplace_back(std::make_shared<const GroupList::Groups>(layout_.dp_groups(s)));
   }
   // The first virtual stage's forwards read the data loader: their inputs are ready from the start.
   for (int mb = 0; mb < micro_batches_; ++mb) stages_[0].ready[slot(true, mb, 0)] = 1;
 }
 
 StepReplay::~StepReplay() = default;
+
+const GroupList& StepReplay::p2p_pairs(int from, int to) {
+  auto it = p2p_pairs_.find({from, to});
+  if (it == p2p_pairs_.end()) {
+    auto pairs = std::make_shared<const GroupList::Groups>(layout_.p2p_pairs(from, to));
+    it = p2p_pairs_.emplace(std::pair{from, to}, GroupList(std::move(pairs))).first;
+  }
+  return it->second;
+}
 
 std::size_t StepReplay::slot(bool forward, int mb, int chunk) const noexcept {
   return static_cast<std::size_t>(((forward ? 0 : 1) * virtual_ + chunk) * micro_batches_ + mb);
@@ -107,7 +117,7 @@ void StepReplay::gather_params(int s, std::size_t index) {
   // ZeRO-3 / FSDP: every rank gathers the working parameters (16-bit, fp8 or fp32) of the chunk it is about to run.
   const int chunk = st.order[index].chunk;
   CollectiveRequest req{CollectiveKind::all_gather, Bytes{costs_.chunk_params(s, chunk) * gathered_param_bytes(train_)},
-                        layout_.dp_groups(s),
+                        dp_groups_[static_cast<std::size_t>(s)],
                         "ZeRO-3 param all-gather"};
   const Time start = engine_.now();
   fabric_.start(req, [this, s, index, start] {
@@ -185,7 +195,7 @@ void StepReplay::transfer(int from_vs, int to_vs, bool forward, int mb) {
   // Megatron sends each TP rank's 1/tp shard of the [tokens, hidden] 16-bit activation (or its gradient).
   const double tokens = static_cast<double>(train_.micro_batch) * train_.seq_len / plan_.cp;
   CollectiveRequest req{CollectiveKind::send_recv, Bytes{tokens * static_cast<double>(model_.hidden) * 2.0 / plan_.tp},
-                        layout_.p2p_pairs(from, to), forward ? "pp activation" : "pp gradient"};
+                        p2p_pairs(from, to), forward ? "pp activation" : "pp gradient"};
   const Time start = engine_.now();
   const std::string name = std::string(forward ? "send act mb" : "send grad mb") + std::to_string(mb);
   fabric_.start(req, [this, from, name, start, arrive] {
@@ -230,7 +240,7 @@ void StepReplay::release_buckets(int s, int chunk, Time start, Time duration) {
     // Without overlap every bucket waits for the end of the backward pass.
     const bool overlap = train_.overlap.grad_reduce && !single;
     const Time ready = overlap ? start + Time::from_seconds(duration.seconds() * (b + 1) / buckets) : start + duration;
-    DpWork work{compress, CollectiveRequest{kind, Bytes{wire_bytes}, layout_.dp_groups(s),
+    DpWork work{compress, CollectiveRequest{kind, Bytes{wire_bytes}, dp_groups_[static_cast<std::size_t>(s)],
                                             "dp grad bucket " + std::to_string(b) + " chunk " + std::to_string(chunk)}};
     engine_.schedule_at(ready, [this, s, work = std::move(work)]() mutable {
       Stage& stage = stages_[static_cast<std::size_t>(s)];
@@ -296,7 +306,7 @@ void StepReplay::maybe_finish(int s) {
     // GPU 0 broadcasts them (replicate() before the next forward).
     const char* label = broadcast ? "param broadcast" : "param all-gather";
     CollectiveRequest req{broadcast ? CollectiveKind::broadcast : CollectiveKind::all_gather,
-                          Bytes{params * gathered_param_bytes(train_)}, layout_.dp_groups(s), label};
+                          Bytes{params * gathered_param_bytes(train_)}, dp_groups_[static_cast<std::size_t>(s)], label};
     const Time start = engine_.now();
     fabric_.start(req, [this, s, start, label] {
       Stage& st2 = stages_[static_cast<std::size_t>(s)];

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/collectives/collective.hpp"
@@ -78,6 +80,8 @@ class StepReplay {
   void maybe_finish(int s);
   void transfer(int from_vs, int to_vs, bool forward, int micro_batch);
   void emit(int s, const char* stream, std::string name, Time start, Time end);
+  /// The (sender, receiver) pairs of a pipeline hop between stages, built on first use.
+  [[nodiscard]] const GroupList& p2p_pairs(int from, int to);
   [[nodiscard]] std::size_t slot(bool forward, int micro_batch, int chunk) const noexcept;
 
   const ModelSpec& model_;
@@ -87,6 +91,9 @@ class StepReplay {
   CollectiveModel& fabric_;
   EventEngine& engine_;
   RankLayout layout_;
+  // Rank groups depend only on the plan: built once here and shared by every request that uses them.
+  std::vector<GroupList> dp_groups_;                    ///< per stage
+  std::map<std::pair<int, int>, GroupList> p2p_pairs_;  ///< per (from, to) stage
   int micro_batches_;
   int virtual_;
   Time step_start_;  ///< engine time at which run() started the step
