@@ -78,7 +78,8 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
         break;
       }
     }
-    if (op.kind != OpKind::collective) u.compute += train_.kernel_gap;  // eager framework: GPU idles between kernels
+    // Eager framework: the GPU idles between kernels, after each one the op launches.
+    if (op.kind != OpKind::collective) u.compute += train_.kernel_gap * op.launches;
     u.model_flops += op.model_flops;
     if (op.selective_recompute) {
       u.selective_recompute += u.compute - before;

@@ -92,6 +92,15 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     m.head_width = z->head_width;
     filled.push_back("head_dim " + std::to_string(z->head_width));
   }
+  // Nor a column for the attention kind: a preset with multi-head latent attention (DeepSeek) brings it.
+  if (z && z->is_mla() && z->heads == m.heads) {
+    m.kv_lora_rank = z->kv_lora_rank;
+    m.q_lora_rank = z->q_lora_rank;
+    m.rope_head_dim = z->rope_head_dim;
+    m.v_head_width = z->v_head_width;
+    m.kv_heads = m.heads;
+    filled.push_back("multi-head latent attention");
+  }
   const bool llama_like = contains(cell("model"), "LLAMA") || contains(cell("model"), "Llama");
   m.gated_ffn = z ? z->gated_ffn : llama_like;
   if (z) {

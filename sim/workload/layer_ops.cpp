@@ -40,6 +40,10 @@ struct Builder {
       Op cast{op.name + " fp8 cast", OpKind::memory};
       cast.bytes = Bytes{in * ((fused_cast ? 0.0 : 2.0) + 2.0 + amax)};
       cast.backward_scale = out * (2.0 + 2.0 + amax) / cast.bytes.value();
+      // A grouped GEMM's inputs are quantised expert by expert (TE split_quantize): under current scaling each
+      // expert's tensor takes four kernels (zero the amax, amax, scale, cast); delayed scaling fuses them into
+      // one multi-tensor cast-transpose.
+      if (batch > 1 && t.fp8_recipe == Fp8Recipe::current) cast.launches = 4 * static_cast<int>(batch);
       ops.push_back(std::move(cast));
     }
     ops.push_back(std::move(op));
@@ -70,19 +74,27 @@ struct Builder {
   }
 
   void attention_block() {
-    // q: the queries' and the attention output's width, heads x head_dim (= h unless the model sets head_dim).
-    const std::int64_t T = tokens(), h = m.hidden, q = m.q_dim();
+    // q: the queries' width, heads x head_dim (= h unless the model sets head_dim); o: the attention output's.
+    const std::int64_t T = tokens(), h = m.hidden, q = m.q_dim(), o = m.o_dim();
     memory("input norm", 2.0 * sp_tokens() * h * kAct);
     enter_tp("attention");
-    const std::int64_t kv_local = std::max<std::int64_t>(1, m.kv_heads / p.tp) * m.head_dim();
-    gemm("QKV projection", T, q / p.tp + 2 * kv_local, h, 1, true);
-    // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*q per layer forward.
-    const Flops attention_flops{4.0 * t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
-                                static_cast<double>(q) / p.tp};
+    const std::int64_t kv_heads_local = std::max<std::int64_t>(1, m.kv_heads / p.tp);
+    const std::int64_t k_local = kv_heads_local * m.qk_head_dim(), v_local = kv_heads_local * m.v_head_dim();
+    if (m.is_mla()) {
+      mla_projections();
+    } else {
+      gemm("QKV projection", T, q / p.tp + k_local + v_local, h, 1, true);
+    }
+    // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*q per layer forward, i.e.
+    // 2*b*s*s*heads*(qk_head_dim + v_head_dim) when the value heads are narrower (MLA).
+    const Flops attention_flops{t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
+                                m.attention_pair_flops() / p.tp};
     if (t.attention == AttentionKernel::flash) {
+      // The fused kernel's cost models take one head width; with narrower value heads (MLA: 192 for Q and K,
+      // 128 for V) it is the FLOP-equivalent width (qk + v) / 2, which gives the kernel its exact FLOPs.
       Op a{"attention", OpKind::attention};
       a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
-                                   t.seq_len, m.head_dim(), true, false, t.precision};
+                                   t.seq_len, (m.qk_head_dim() + m.v_head_dim()) / 2, true, false, t.precision};
       a.model_flops = attention_flops;
       ops.push_back(a);
     } else {
@@ -91,23 +103,46 @@ struct Builder {
     if (p.cp > 1) {
       // Ring attention passes each rank's K and V around the CP ring: cp-1 steps of one chunk each.
       collective("CP ring K/V exchange", CollectiveKind::all_gather, CommGroup::cp,
-                 2.0 * static_cast<double>(T) * static_cast<double>(kv_local) * kAct * p.cp);
+                 static_cast<double>(T) * static_cast<double>(k_local + v_local) * kAct * p.cp);
     }
-    gemm("attention output projection", T, h, q / p.tp);
+    gemm("attention output projection", T, h, o / p.tp);
     leave_tp("attention");
     memory("residual add and dropout", 3.0 * sp_tokens() * h * kAct);
+  }
+
+  /// Multi-head latent attention's projections (Megatron-Core MultiLatentAttention): the down projections to
+  /// the query and key/value latents are replicated on every TP rank (their FLOPs are counted once in the
+  /// model FLOPs), each latent is normalised, and the up projections are split over TP like QKV.
+  void mla_projections() {
+    const std::int64_t T = tokens(), h = m.hidden;
+    const auto replicated = [&](std::string name, std::int64_t n, std::int64_t k) {
+      gemm(std::move(name), T, n, k, 1, true);
+      // The fp8 cast (if any) sits before the GEMM: scale the GEMM itself, the last op.
+      ops.back().model_flops = ops.back().model_flops * (1.0 / p.tp);
+    };
+    const std::int64_t heads_local = std::max<std::int64_t>(1, m.heads / p.tp);
+    if (m.q_lora_rank > 0) {
+      replicated("Q down projection", m.q_lora_rank, h);
+      memory("Q latent norm", 2.0 * static_cast<double>(T) * static_cast<double>(m.q_lora_rank) * kAct);
+      gemm("Q up projection", T, heads_local * m.qk_head_dim(), m.q_lora_rank);
+    } else {
+      gemm("Q projection", T, heads_local * m.qk_head_dim(), h, 1, true);
+    }
+    replicated("KV down projection", m.kv_lora_rank + m.rope_head_dim, h);
+    memory("KV latent norm", 2.0 * static_cast<double>(T) * static_cast<double>(m.kv_lora_rank) * kAct);
+    gemm("KV up projection", T, heads_local * (m.head_dim() + m.v_head_dim()), m.kv_lora_rank);
   }
 
   /// Scores = Q K^T (batched over b x heads/tp), fused scale-mask-softmax, dropout, then probabilities x V.
   /// Each s x s element moves 2+2 bytes through the softmax and 2+2+1 through dropout (16-bit, 1-byte mask).
   void unfused_attention(Flops attention_flops) {
     const std::int64_t batch = static_cast<std::int64_t>(t.micro_batch) * (m.heads / p.tp);
-    const std::int64_t sq = t.seq_len / p.cp, skv = t.seq_len, d = m.head_dim();
+    const std::int64_t sq = t.seq_len / p.cp, skv = t.seq_len, d = m.qk_head_dim(), dv = m.v_head_dim();
     const double scores = static_cast<double>(batch) * static_cast<double>(sq) * static_cast<double>(skv);
     const DType math = t.precision == DType::fp8 ? DType::bf16 : t.precision;
     Op qk{"attention scores QK^T", OpKind::gemm};
     qk.gemm = GemmShape{sq, skv, d, math, batch};
-    qk.model_flops = attention_flops * 0.5;
+    qk.model_flops = attention_flops * (static_cast<double>(d) / static_cast<double>(d + dv));
     qk.selective_recompute = true;
     ops.push_back(qk);
     Op softmax{"attention softmax", OpKind::memory};
@@ -119,8 +154,8 @@ struct Builder {
     dropout.selective_recompute = true;
     ops.push_back(dropout);
     Op pv{"attention probabilities x V", OpKind::gemm};
-    pv.gemm = GemmShape{sq, d, skv, math, batch};
-    pv.model_flops = attention_flops * 0.5;
+    pv.gemm = GemmShape{sq, dv, skv, math, batch};
+    pv.model_flops = attention_flops * (static_cast<double>(dv) / static_cast<double>(d + dv));
     ops.push_back(pv);
   }
 
@@ -162,9 +197,19 @@ struct Builder {
     const std::int64_t per_expert = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(received / local_experts)));
     const std::int64_t f = m.expert_ffn_hidden / etp;
     const std::int64_t up = f * (m.gated_ffn ? 2 : 1);
+    if (p.ep > 1 && local_experts > 1) {
+      // What arrives from the EP ranks is grouped by source rank; the dispatcher regroups it by local expert
+      // (Megatron-Core sort_chunks_by_idxs) and restores the order before the combine.
+      memory("received tokens sorted by expert", 2.0 * received * h * kAct);
+    }
+    // Transformer Engine's GroupedLinear launches one cuBLAS GEMM per local expert from a host loop (its
+    // multi-stream path; a single grouped kernel exists only for 16-bit inputs behind an opt-in switch).
     gemm("expert up" + std::string(m.gated_ffn ? "+gate" : ""), per_expert, up, h, local_experts);
+    ops.back().launches = local_experts;
     memory("expert activation", static_cast<double>(up + f) * static_cast<double>(per_expert * local_experts) * kAct);
     gemm("expert down", per_expert, h, f, local_experts);
+    ops.back().launches = local_experts;
+    if (p.ep > 1 && local_experts > 1) memory("expert outputs restored to source order", 2.0 * received * h * kAct);
     if (etp > 1) {
       collective("expert TP reduce-scatter", CollectiveKind::reduce_scatter, CommGroup::tp, received * h * kAct);
     }
@@ -220,9 +265,11 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
         dx.selective_recompute = false;
         dx.gemm = GemmShape{f.gemm.m, f.gemm.k, f.gemm.n, f.gemm.dtype, f.gemm.batch, GemmLayout::nn};
         dx.model_flops = f.model_flops;
+        dx.launches = f.launches;
         Op dw{f.name + " wgrad", OpKind::gemm};
         dw.gemm = GemmShape{f.gemm.k, f.gemm.n, f.gemm.m, f.gemm.dtype, f.gemm.batch, GemmLayout::nt};
         dw.model_flops = f.model_flops;
+        dw.launches = f.launches;
         out.push_back(std::move(dx));
         out.push_back(std::move(dw));
         break;

@@ -36,6 +36,11 @@ struct Op {
   /// kind == memory: bytes of the matching backward kernel over `bytes` (2: read the saved input and the
   /// incoming gradient, write the gradient). An fp8 cast's backward is the gradient's cast, priced on its own.
   double backward_scale = 2.0;
+  /// Kernels the framework launches for this op (and for each of its backward kernels): 1, or one per local
+  /// expert where Transformer Engine's GroupedLinear loops over the experts on the host (one cuBLAS GEMM per
+  /// expert, and under fp8 current scaling four quantisation kernels per expert). Each launch pays the
+  /// eager framework's kernel gap (TrainingConfig::kernel_gap).
+  int launches = 1;
 };
 
 enum class LayerPart { dense_layer, moe_layer, embedding, output };

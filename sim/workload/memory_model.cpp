@@ -37,12 +37,15 @@ double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
 
 Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, bool moe_layer) {
   const double sb = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
-  const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.q_dim()), kv = static_cast<double>(m.kv_dim());
+  const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.q_dim()), o = static_cast<double>(m.o_dim());
+  const double kv = static_cast<double>(m.k_dim() + m.v_dim());
   const double tp = p.tp;
   if (t.recompute == Recompute::full) return Bytes{2.0 * sb * h / (p.sequence_parallel ? tp : 1.0)};
   // Per token, 16-bit tensors (2 bytes) and 1-byte dropout masks:
   //   outside TP regions: two norm inputs (4h), QKV and FFN-up inputs (4h), two dropout masks (2h) = 10h
-  //   attention inside TP: Q, K, V (2q + 4kv) and the attention output (2q), q = heads x head_dim (= h usually)
+  //   attention inside TP: Q, K, V (2q + 2k + 2v) and the attention output (2o), q = o = heads x head_dim
+  //   (= h usually); MLA adds its latents, replicated on every TP rank: the normalised query and key/value
+  //   latents and their norm inputs (4 bytes per latent element)
   //   FFN inside TP: up(+gate) output 2f(x2) and activation output 2f
   double f = static_cast<double>(m.ffn_hidden), ffn_tokens = 1.0;
   if (moe_layer) {
@@ -53,13 +56,14 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
   // and the FFN-down input (the activation output) take 1 byte instead of 2.
   const double gemm_input = t.precision == DType::fp8 ? 1.0 : 2.0;
   const double outside = 6.0 * h + 2.0 * gemm_input * h;
-  double inside = 4.0 * q + 4.0 * kv + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f);
+  double inside = 2.0 * q + 2.0 * kv + 2.0 * o + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f);
   // Unfused attention keeps the scores, the softmax output (2 B each) and the dropout mask (1 B) per head and key:
   // Korthikanti et al.'s 5*a*s/h term, removed by selective recompute.
   if (t.attention == AttentionKernel::unfused && t.recompute == Recompute::none) {
     inside += 5.0 * m.heads * static_cast<double>(t.seq_len);
   }
-  const double per_token = (p.sequence_parallel ? outside / tp : outside) + inside / tp;
+  const double replicated = m.is_mla() ? 4.0 * static_cast<double>(m.q_lora_rank + m.kv_lora_rank) : 0.0;
+  const double per_token = (p.sequence_parallel ? outside / tp : outside) + inside / tp + replicated;
   return Bytes{sb * per_token};
 }
 

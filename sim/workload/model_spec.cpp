@@ -5,8 +5,13 @@
 namespace cs {
 
 double ModelSpec::attention_params() const noexcept {
-  const double h = static_cast<double>(hidden), q = static_cast<double>(q_dim());
-  return h * (q + 2.0 * static_cast<double>(kv_dim())) + q * h;
+  const double h = static_cast<double>(hidden), q = static_cast<double>(q_dim()), o = static_cast<double>(o_dim());
+  if (!is_mla()) return h * (q + static_cast<double>(k_dim() + v_dim())) + o * h;
+  const double ql = static_cast<double>(q_lora_rank), kvl = static_cast<double>(kv_lora_rank);
+  const double query = q_lora_rank > 0 ? h * ql + ql * q : h * q;
+  const double latent = h * (kvl + static_cast<double>(rope_head_dim)) +
+                        kvl * static_cast<double>(heads) * static_cast<double>(head_dim() + v_head_dim());
+  return query + latent + o * h;
 }
 
 double ModelSpec::ffn_params(bool expert) const noexcept {
@@ -44,6 +49,16 @@ void check_model_spec(const InputNode& n, ModelSpec& m) {
   if (m.head_width < 0) n.at("head_dim").fail("head_dim must be positive (or 0: hidden/heads)");
   if (m.head_width == 0 && m.hidden % m.heads != 0) n.fail("hidden (" + std::to_string(m.hidden) + ") must be a multiple of heads (" + std::to_string(m.heads) + ") unless head_dim is given");
   if (m.kv_heads <= 0 || m.heads % m.kv_heads != 0) n.fail("heads must be a multiple of kv_heads");
+  if (m.is_mla()) {
+    // MLA expands the latent into a full key and value head per query head (Megatron-Core, DeepSeek-V3).
+    if (m.kv_heads != m.heads) (n.has("kv_heads") ? n.at("kv_heads") : n).fail("multi-head latent attention (kv_lora_rank > 0) has one key/value head per query head: kv_heads must equal heads or be left out");
+  } else {
+    auto mla_only = [&](std::int64_t v, const char* key) {
+      if (v > 0) (n.has(key) ? n.at(key) : n).fail(std::string(key) + " is a multi-head latent attention dimension: it needs kv_lora_rank > 0");
+    };
+    mla_only(m.q_lora_rank, "q_lora_rank");
+    mla_only(m.rope_head_dim, "rope_head_dim");
+  }
   if (m.is_moe()) {
     if (m.top_k <= 0 || m.top_k > m.experts) n.fail("top_k must lie in 1..experts for an MoE model");
     if (m.expert_ffn_hidden == 0) m.expert_ffn_hidden = m.ffn_hidden;

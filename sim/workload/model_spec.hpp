@@ -19,6 +19,14 @@ struct ModelSpec {
   /// Width of one attention head when it is not hidden/heads (Qwen3: 128 with hidden 2048 and 32 heads, so the
   /// attention works in 4,096 dimensions); 0: hidden/heads.
   std::int64_t head_width = 0;
+  // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2; Megatron-Core MLATransformerConfig): keys and values
+  // come up from a shared low-rank latent, each query/key head carries an extra rotary part, and the value
+  // heads may be narrower than the query/key heads. kv_lora_rank > 0 turns it on; every head is then a full
+  // key/value head (kv_heads = heads) and head_dim is the non-rotary query/key width.
+  std::int64_t q_lora_rank = 0;   ///< low-rank query projection h -> q_lora_rank -> queries; 0: full rank
+  std::int64_t kv_lora_rank = 0;  ///< width of the key/value latent (DeepSeek-V3: 512); 0: no MLA
+  std::int64_t rope_head_dim = 0; ///< decoupled rotary width added to each query/key head (DeepSeek-V3: 64)
+  std::int64_t v_head_width = 0;  ///< width of one value head when it differs from head_dim; 0: head_dim
   std::int64_t ffn_hidden = 0;   ///< FFN inner size of a dense layer (4h for GPT-3)
   bool gated_ffn = false;        ///< SwiGLU: up and gate projections, then down
   std::int64_t vocab = 0;
@@ -33,13 +41,26 @@ struct ModelSpec {
   int dense_layers = 0;          ///< leading layers that stay dense in an MoE model (DeepSeek-V3: 3)
 
   [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
+  [[nodiscard]] bool is_mla() const noexcept { return kv_lora_rank > 0; }
   [[nodiscard]] std::int64_t head_dim() const noexcept { return head_width > 0 ? head_width : hidden / heads; }
-  /// Width of the queries and of the attention output: heads x head_dim (= hidden unless head_width says otherwise).
-  [[nodiscard]] std::int64_t q_dim() const noexcept { return head_dim() * heads; }
-  [[nodiscard]] std::int64_t kv_dim() const noexcept { return head_dim() * kv_heads; }
+  /// Width of one query/key head (head_dim, plus the rotary part under MLA) and of one value head.
+  [[nodiscard]] std::int64_t qk_head_dim() const noexcept { return head_dim() + rope_head_dim; }
+  [[nodiscard]] std::int64_t v_head_dim() const noexcept { return v_head_width > 0 ? v_head_width : head_dim(); }
+  /// Widths of the queries, keys, values and attention output (all = hidden for a plain GPT layer; Qwen3's
+  /// 128-wide heads make q and o twice the hidden size; MLA's heads are 192 wide for q and k, 128 for v).
+  [[nodiscard]] std::int64_t q_dim() const noexcept { return qk_head_dim() * heads; }
+  [[nodiscard]] std::int64_t k_dim() const noexcept { return qk_head_dim() * kv_heads; }
+  [[nodiscard]] std::int64_t v_dim() const noexcept { return v_head_dim() * kv_heads; }
+  [[nodiscard]] std::int64_t o_dim() const noexcept { return v_head_dim() * heads; }
+  /// Attention-core FLOPs per query and key position pair, summed over heads, forward (Q K^T then P V):
+  /// 2 x heads x (qk_head_dim + v_head_dim); = 4 x q_dim for equal widths.
+  [[nodiscard]] double attention_pair_flops() const noexcept {
+    return 2.0 * static_cast<double>(heads) * static_cast<double>(qk_head_dim() + v_head_dim());
+  }
 
-  /// Parameters of one attention block (QKV and output projections; norms are negligible and excluded):
-  /// h x (q + 2 kv) + q x h.
+  /// Parameters of one attention block (projections; norms are negligible and excluded):
+  /// h x (q + k + v) + o x h, or under MLA the low-rank query path, the latent down projection
+  /// h x (kv_lora_rank + rope_head_dim), its up projection kv_lora_rank x heads x (head_dim + v_head_dim), and o x h.
   [[nodiscard]] double attention_params() const noexcept;
   /// Parameters of one dense FFN, or of one expert (with `expert`).
   [[nodiscard]] double ffn_params(bool expert = false) const noexcept;

@@ -52,6 +52,17 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("head_dim", &ModelSpec::head_width,
           {.help = "width of one attention head when it is not hidden/heads (Qwen3, GPT-OSS); 0: hidden/heads",
            .min = 0, .default_text = "hidden / heads"});
+  p.field("v_head_dim", &ModelSpec::v_head_width,
+          {.help = "width of one value head when it is not head_dim (DeepSeek-V3: 128 with 192-wide query/key heads); 0: head_dim",
+           .min = 0, .default_text = "head_dim"});
+  p.field("kv_lora_rank", &ModelSpec::kv_lora_rank,
+          {.help = "multi-head latent attention (DeepSeek-V2/V3, Kimi K2): width of the key/value latent; 0: standard attention",
+           .min = 0});
+  p.field("q_lora_rank", &ModelSpec::q_lora_rank,
+          {.help = "MLA: low-rank query projection h -> q_lora_rank -> heads x (head_dim + rope_head_dim); 0: full rank",
+           .min = 0});
+  p.field("rope_head_dim", &ModelSpec::rope_head_dim,
+          {.help = "MLA: decoupled rotary width added to each query/key head (DeepSeek-V3: 64)", .min = 0});
   p.field("kv_heads", &ModelSpec::kv_heads,
           {.help = "key/value heads (GQA/MQA); must divide heads", .positive = true, .default_text = "= heads"});
   p.field("ffn_hidden", &ModelSpec::ffn_hidden,

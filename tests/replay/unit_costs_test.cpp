@@ -41,6 +41,22 @@ TEST(UnitCosts, EagerKernelGapFollowsEveryOperator) {
   EXPECT_EQ(t.costs().backward(0, 0).compute, Time::us(27'630));
 }
 
+// Transformer Engine's grouped GEMM launches one cuBLAS GEMM per local expert from a host loop, and each launch
+// pays the eager gap. The tiny model made MoE (4 experts, top 2, all on this GPU): a MoE layer's forward has 14
+// operators (5 attention, 9 MoE) but 20 launches (expert up and expert down launch 4 each); its backward 19
+// operators, 31 launches (dgrad and wgrad of both expert GEMMs, 4 each). Forward: 2 x 20 + embedding 1 + output
+// 3 = 44 launches, 440 us of gaps; backward: 2 x 31 + 1 + 4 = 67 launches, 670 us.
+TEST(UnitCosts, GroupedExpertGemmsPayTheGapPerExpert) {
+  Tiny t;
+  t.model.experts = 4;
+  t.model.top_k = 2;
+  t.model.expert_ffn_hidden = 512;
+  const Time fwd = t.costs().forward(0, 0).compute, bwd = t.costs().backward(0, 0).compute;
+  t.train.kernel_gap = Time::us(10);
+  EXPECT_EQ(t.costs().forward(0, 0).compute - fwd, Time::us(440));
+  EXPECT_EQ(t.costs().backward(0, 0).compute - bwd, Time::us(670));
+}
+
 // Under fp8 without fp8 parameters the weights are cast once per step, charged with the optimizer step: one more
 // bandwidth-bound kernel (0.1 ms here) on top of Adam's; with fp8 parameters there is nothing to cast.
 TEST(UnitCosts, Fp8WeightCastIsOncePerStep) {

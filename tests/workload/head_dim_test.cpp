@@ -38,7 +38,9 @@ TEST(HeadDim, DefaultsToHiddenOverHeads) {
   const ModelSpec m = qwen_like(0);
   EXPECT_EQ(m.head_dim(), 64);
   EXPECT_EQ(m.q_dim(), 2048);
-  EXPECT_EQ(m.kv_dim(), 256);
+  EXPECT_EQ(m.k_dim(), 256);
+  EXPECT_EQ(m.v_dim(), 256);
+  EXPECT_EQ(m.o_dim(), 2048);
 }
 
 // Parameters h(q + 2kv) + qh: 2048 x (4096 + 2 x 512) + 4096 x 2048 = 10,485,760 + 8,388,608 = 18,874,368.
