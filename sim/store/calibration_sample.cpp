@@ -74,9 +74,10 @@ void write_samples_header(std::ostream& out, const CalibrationRun& r) {
 
 void write_sample(std::ostream& out, const CalibrationSample& s) {
   out << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ','
-      << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << num(s.bytes) << ',' << s.ranks << ',' << s.algo << ','
-      << num(s.median_s) << ',' << num(s.p10_s) << ',' << num(s.p90_s) << ',' << s.reps << ',' << num(s.watts)
-      << ',' << s.layout << ',' << s.clocks << ',' << num(s.sm_mhz) << ',' << num(s.temp_c) << ',' << s.throttle << '\n';
+      << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << num(s.bytes.value()) << ',' << s.ranks << ',' << s.algo
+      << ',' << num(s.median.value()) << ',' << num(s.p10.value()) << ',' << num(s.p90.value()) << ',' << s.reps << ','
+      << num(s.watts.value()) << ',' << s.layout << ',' << s.clocks << ',' << num(s.sm_mhz) << ',' << num(s.temp_c)
+      << ',' << s.throttle << '\n';
 }
 
 SamplesFile read_samples(std::istream& in, const std::string& name) {
@@ -167,14 +168,14 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
     s.heads = integer();
     s.seq = integer();
     s.head_dim = integer();
-    s.bytes = real();
+    s.bytes = Bytes{real()};
     s.ranks = static_cast<int>(integer());
     s.algo = text();
-    s.median_s = real();
-    s.p10_s = real();
-    s.p90_s = real();
+    s.median = MeasuredTime{real()};
+    s.p10 = MeasuredTime{real()};
+    s.p90 = MeasuredTime{real()};
     s.reps = static_cast<int>(integer());
-    s.watts = real();
+    s.watts = Watts{real()};
     if (columns > kV1Columns) {
       s.layout = text();
       s.clocks = text();
@@ -193,7 +194,7 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
         s.kind != "power") {
       fail(1, "unknown sample kind \"" + s.kind + "\"");
     }
-    if (s.kind != "power" && !(s.median_s > 0)) fail(14, "median_s must be positive");
+    if (s.kind != "power" && !(s.median.value() > 0)) fail(14, "median_s must be positive");
     f.samples.push_back(std::move(s));
   }
   if (!saw_header) throw InputError({name, 0, 0}, "", "not a clustersim samples file (no column header)");

@@ -163,10 +163,10 @@ std::int64_t CalibrationStore::add_run(const CalibrationRun& r, const std::vecto
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& s : samples) {
     ins.bind(1, id).bind(2, s.kind).bind(3, s.op).bind(4, s.dtype).bind(5, s.m).bind(6, s.n).bind(7, s.k);
-    ins.bind(8, s.batch).bind(9, s.heads).bind(10, s.seq).bind(11, s.head_dim).bind(12, s.bytes);
-    ins.bind(13, std::int64_t{s.ranks}).bind(14, s.algo).bind(15, s.median_s).bind(16, s.p10_s).bind(17, s.p90_s);
-    ins.bind(18, std::int64_t{s.reps}).bind(19, s.watts).bind(20, s.layout).bind(21, s.clocks).bind(22, s.sm_mhz);
-    ins.bind(23, s.temp_c).bind(24, s.throttle);
+    ins.bind(8, s.batch).bind(9, s.heads).bind(10, s.seq).bind(11, s.head_dim).bind(12, s.bytes.value());
+    ins.bind(13, std::int64_t{s.ranks}).bind(14, s.algo).bind(15, s.median.value()).bind(16, s.p10.value());
+    ins.bind(17, s.p90.value()).bind(18, std::int64_t{s.reps}).bind(19, s.watts.value()).bind(20, s.layout);
+    ins.bind(21, s.clocks).bind(22, s.sm_mhz).bind(23, s.temp_c).bind(24, s.throttle);
     ins.step();
     ins.reset();
   }
@@ -233,14 +233,14 @@ std::vector<CalibrationSample> CalibrationStore::samples(std::int64_t run_id) co
     s.heads = st.integer(7);
     s.seq = st.integer(8);
     s.head_dim = st.integer(9);
-    s.bytes = st.real(10);
+    s.bytes = Bytes{st.real(10)};
     s.ranks = static_cast<int>(st.integer(11));
     s.algo = st.text(12);
-    s.median_s = st.real(13);
-    s.p10_s = st.real(14);
-    s.p90_s = st.real(15);
+    s.median = MeasuredTime{st.real(13)};
+    s.p10 = MeasuredTime{st.real(14)};
+    s.p90 = MeasuredTime{st.real(15)};
     s.reps = static_cast<int>(st.integer(16));
-    s.watts = st.real(17);
+    s.watts = Watts{st.real(17)};
     s.layout = st.text(18);
     s.clocks = st.text(19);
     s.sm_mhz = st.real(20);
