@@ -64,7 +64,7 @@ std::string trim(std::string s) {
 
 void write_samples_header(std::ostream& out, const CalibrationRun& r) {
   out << "# clustersim calibration samples v2\n";
-  out << "# gpu: " << r.gpu_name << "\n# sm_count: " << r.sm_count << "\n# memory_bytes: " << num(r.memory_bytes)
+  out << "# gpu: " << r.gpu_name << "\n# sm_count: " << r.sm_count << "\n# memory_bytes: " << num(r.memory.value())
       << "\n# sm_clock_mhz: " << r.sm_clock_mhz << "\n# mem_clock_mhz: " << r.mem_clock_mhz << "\n# driver: " << r.driver
       << "\n# cuda: " << r.cuda << "\n# cublas: " << r.cublas << "\n# nccl: " << r.nccl << "\n# host: " << r.host
       << "\n# date: " << r.date << "\n# tool: " << r.tool << "\n";
@@ -102,7 +102,7 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
       try {
         if (key == "gpu") set_if_empty(r.gpu_name, value);
         else if (key == "sm_count") { if (r.sm_count == 0) r.sm_count = std::stoi(value); }
-        else if (key == "memory_bytes") { if (r.memory_bytes == 0) r.memory_bytes = std::stod(value); }
+        else if (key == "memory_bytes") { if (r.memory.value() == 0) r.memory = Bytes{std::stod(value)}; }
         else if (key == "sm_clock_mhz") { if (r.sm_clock_mhz == 0) r.sm_clock_mhz = std::stoi(value); }
         else if (key == "mem_clock_mhz") { if (r.mem_clock_mhz == 0) r.mem_clock_mhz = std::stoi(value); }
         else if (key == "driver") set_if_empty(r.driver, value);

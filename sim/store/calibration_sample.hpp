@@ -62,7 +62,7 @@ struct CalibrationSample {
 struct CalibrationRun {
   std::string gpu_name;
   int sm_count = 0;
-  double memory_bytes = 0.0;
+  Bytes memory;  ///< device memory (header key memory_bytes)
   int sm_clock_mhz = 0;
   int mem_clock_mhz = 0;
   std::string driver, cuda, cublas, nccl, host, date, tool;

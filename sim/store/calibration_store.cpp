@@ -152,9 +152,10 @@ std::int64_t CalibrationStore::add_run(const CalibrationRun& r, const std::vecto
   Statement run(db_,
                 "INSERT INTO runs(gpu, sm_count, memory_bytes, sm_clock_mhz, mem_clock_mhz, driver, cuda, cublas, nccl, "
                 "host, date, tool, extra, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  run.bind(1, r.gpu_name).bind(2, std::int64_t{r.sm_count}).bind(3, r.memory_bytes).bind(4, std::int64_t{r.sm_clock_mhz});
-  run.bind(5, std::int64_t{r.mem_clock_mhz}).bind(6, r.driver).bind(7, r.cuda).bind(8, r.cublas).bind(9, r.nccl);
-  run.bind(10, r.host).bind(11, r.date).bind(12, r.tool).bind(13, join_extra(r.extra)).bind(14, utc_now());
+  run.bind(1, r.gpu_name).bind(2, std::int64_t{r.sm_count}).bind(3, r.memory.value());
+  run.bind(4, std::int64_t{r.sm_clock_mhz}).bind(5, std::int64_t{r.mem_clock_mhz}).bind(6, r.driver).bind(7, r.cuda);
+  run.bind(8, r.cublas).bind(9, r.nccl).bind(10, r.host).bind(11, r.date).bind(12, r.tool);
+  run.bind(13, join_extra(r.extra)).bind(14, utc_now());
   run.step();
   const std::int64_t id = sqlite3_last_insert_rowid(db_);
   Statement ins(db_,
@@ -197,7 +198,7 @@ std::vector<StoredRun> CalibrationStore::runs() const {
     CalibrationRun& r = s.run;
     r.gpu_name = st.text(1);
     r.sm_count = static_cast<int>(st.integer(2));
-    r.memory_bytes = st.real(3);
+    r.memory = Bytes{st.real(3)};
     r.sm_clock_mhz = static_cast<int>(st.integer(4));
     r.mem_clock_mhz = static_cast<int>(st.integer(5));
     r.driver = st.text(6);

@@ -25,7 +25,7 @@ CalibrationRun run_info() {
   CalibrationRun r;
   r.gpu_name = "NVIDIA H200";
   r.sm_count = 132;
-  r.memory_bytes = 150109880320.0;
+  r.memory = Bytes{150109880320.0};
   r.sm_clock_mhz = 1980;
   r.mem_clock_mhz = 3201;
   r.driver = "580.159.04";
@@ -74,6 +74,7 @@ TEST(CalibrationStore, StoresRunsAndSamplesAndReadsThemBack) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].run.gpu_name, "NVIDIA H200");
   EXPECT_EQ(runs[0].run.sm_count, 132);
+  EXPECT_EQ(runs[0].run.memory, Bytes{150109880320.0});
   EXPECT_EQ(runs[0].run.nccl, "2.28.3");
   EXPECT_EQ(runs[0].run.extra.at("l2_bytes"), "62914560");
   EXPECT_EQ(runs[0].sample_count, 2);
@@ -223,6 +224,7 @@ TEST(SamplesFile, WritesAndReadsBack) {
   const SamplesFile f = read_samples(s, "mem");
   EXPECT_EQ(f.run.gpu_name, "NVIDIA H200");
   EXPECT_EQ(f.run.mem_clock_mhz, 3201);
+  EXPECT_EQ(f.run.memory, Bytes{1.5010988e11});  // the header keeps 9 significant digits
   EXPECT_EQ(f.run.extra.at("l2_bytes"), "62914560");
   ASSERT_EQ(f.samples.size(), 2u);
   EXPECT_EQ(f.samples[0].n, 8192);
