@@ -105,26 +105,27 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   // while the regulator moves) falls from the clock the kernel ran at. r is what makes the sustained TN
   // samples agree with a fit of the same format's burst TN samples (median ratio), so the NN and NT layouts,
   // measured sustained only, land on the same footing.
-  double idle_w = base.gpu.idle_power.value();
+  Watts idle = base.gpu.idle_power;
   for (const auto& s : file.samples) {
-    if (s.kind == "power" && s.op == "idle") idle_w = s.watts;
+    if (s.kind == "power" && s.op == "idle") idle = s.watts;
   }
-  if (auto pc = fit_power_cap(file, base, Watts{idle_w})) {
+  if (auto pc = fit_power_cap(file, base, idle)) {
     p.fits.power_cap = pc->model;
     r.power_cap_report = pc->report;
   }
   std::map<DType, double> clock_correction;
   const auto at_max_clock = [&](const CalibrationSample& s) {
-    if (!p.fits.power_cap || s.clocks != "sustained") return s.median_s;
+    if (!p.fits.power_cap || s.clocks != "sustained") return s.median.value();
     const auto c = clock_correction.find(dtype_of(s));
-    return s.median_s / clock_factor(*p.fits.power_cap, s.sm_mhz) * (c == clock_correction.end() ? 1.0 : c->second);
+    return s.median.value() / clock_factor(*p.fits.power_cap, s.sm_mhz) *
+           (c == clock_correction.end() ? 1.0 : c->second);
   };
   if (p.fits.power_cap) {
     std::map<DType, std::vector<GemmSample>> burst_tn;
     for (std::size_t i : gemm_idx) {
       const CalibrationSample& s = file.samples[i];
       if (!held.count(i) && s.clocks != "sustained" && layout_of(s) == GemmLayout::tn) {
-        burst_tn[dtype_of(s)].push_back({gemm_shape(s), s.median_s});
+        burst_tn[dtype_of(s)].push_back({gemm_shape(s), s.median.value()});
       }
     }
     for (const auto& [t, v] : burst_tn) {
@@ -135,7 +136,7 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
         const CalibrationSample& s = file.samples[i];
         if (held.count(i) || s.clocks != "sustained" || layout_of(s) != GemmLayout::tn || dtype_of(s) != t) continue;
         ratio.push_back(g.time(gemm_shape(s), p.gpu.sm_count, p.gpu.peak_for(t)).seconds() /
-                        (s.median_s / clock_factor(*p.fits.power_cap, s.sm_mhz)));
+                        (s.median.value() / clock_factor(*p.fits.power_cap, s.sm_mhz)));
       }
       if (ratio.size() < 20) continue;
       std::sort(ratio.begin(), ratio.end());
@@ -173,7 +174,7 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   }
   for (std::size_t i : attn_idx) {
     const auto a = attention_shape(file.samples[i]);
-    if (!held.count(i)) attn[{a.backward, a.dtype}].push_back({a, file.samples[i].median_s});
+    if (!held.count(i)) attn[{a.backward, a.dtype}].push_back({a, file.samples[i].median.value()});
   }
   for (const auto& [key, v] : gemm) {
     const auto [t, l] = key;
@@ -189,13 +190,14 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   // Bandwidth-bound kernels: per op, and the streaming pair (copy, add) that memory_bound() uses.
   std::map<std::string, std::vector<SizedSample>> mem;
   std::map<std::tuple<std::string, int, std::string>, std::vector<SizedSample>> coll;
-  std::map<std::string, double> power;
+  std::map<std::string, Watts> power;
   for (const auto& s : file.samples) {
+    const SizedSample sized{s.bytes.value(), s.median.value()};
     if (s.kind == "memory") {
-      mem[s.op].push_back({s.bytes, s.median_s});
-      if (s.op == "copy" || s.op == "add") mem["streaming"].push_back({s.bytes, s.median_s});
+      mem[s.op].push_back(sized);
+      if (s.op == "copy" || s.op == "add") mem["streaming"].push_back(sized);
     } else if (s.kind == "collective") {
-      coll[{s.op, s.ranks, s.algo}].push_back({s.bytes, s.median_s});
+      coll[{s.op, s.ranks, s.algo}].push_back(sized);
     } else if (s.kind == "power") {
       power[s.op] = s.watts;
     }
@@ -212,8 +214,8 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
     p.fits.collectives.push_back(std::move(c));
   }
   if (power.count("idle") && power.count("compute") && power.count("memory")) {
-    p.fits.power = MeasuredPower{Watts{power["idle"]}, Watts{power["compute"]}, Watts{power["memory"]}};
-    p.gpu.idle_power = Watts{power["idle"]};
+    p.fits.power = MeasuredPower{power["idle"], power["compute"], power["memory"]};
+    p.gpu.idle_power = power["idle"];
   }
 
   // Predictions through the simulator's own cost model.
@@ -222,7 +224,7 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   std::vector<double> gh_pred, gh_meas, ah_pred, ah_meas;
   for (std::size_t i = 0; i < file.samples.size(); ++i) {
     const auto& s = file.samples[i];
-    double pred = 0, meas = s.median_s;
+    double pred = 0, meas = s.median.value();
     std::string key;
     if (s.kind == "gemm") {
       if (!fitted_gemm(s) || !p.fits.gemm.count(dtype_of(s)) || !in_fit(s)) continue;
@@ -234,11 +236,11 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
       pred = model->attention_load(attention_shape(s)).at_max_clock.seconds();  // measured at burst clocks
       key = "attention " + s.op + " " + s.dtype;
     } else if (s.kind == "memory") {
-      pred = p.fits.memory_ops.at(s.op).time(Bytes{s.bytes}).seconds();
+      pred = p.fits.memory_ops.at(s.op).time(s.bytes).seconds();
       key = "memory " + s.op;
     } else if (s.kind == "collective") {
       for (const auto& c : p.fits.collectives) {
-        if (c.op == s.op && c.ranks == s.ranks && c.algo == s.algo) pred = c.time(Bytes{s.bytes}).seconds();
+        if (c.op == s.op && c.ranks == s.ranks && c.algo == s.algo) pred = c.time(s.bytes).seconds();
       }
       key = s.op + " x" + std::to_string(s.ranks) + " " + s.algo;
     } else {
@@ -249,7 +251,7 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
     dst.second.push_back(meas);
     if (held.count(i)) {
       CalibrationSample as_fitted = s;
-      as_fitted.median_s = meas;
+      as_fitted.median = MeasuredTime{meas};
       r.holdout.push_back({as_fitted, pred});
       (s.kind == "gemm" ? gh_pred : ah_pred).push_back(pred);
       (s.kind == "gemm" ? gh_meas : ah_meas).push_back(meas);
@@ -335,13 +337,13 @@ std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& pred
   for (const auto& h : predictions) {
     const auto add = [&](Subset& sub) {
       sub.pred.push_back(h.predicted_s);
-      sub.meas.push_back(h.sample.median_s);
+      sub.meas.push_back(h.sample.median.value());
     };
     add(subsets[0]);
     if (h.sample.kind != "gemm") continue;
     const auto pen = GemmFit::penalties(gemm_shape(h.sample));
     add(subsets[pen[0] == 0 && pen[1] == 0 ? 1 : 2]);
-    add(subsets[h.sample.median_s < 20e-6 ? 3 : 4]);
+    add(subsets[h.sample.median < MeasuredTime{20e-6} ? 3 : 4]);
     Subset& f = by_format["GEMM " + h.sample.dtype];
     f.name = "GEMM " + h.sample.dtype;
     add(f);

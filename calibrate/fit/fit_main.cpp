@@ -37,9 +37,10 @@ void write_predictions_csv(const std::string& path, const std::vector<cs::fit::H
   for (std::size_t i = 0; i < predictions.size(); ++i) {
     const auto& p = predictions[i];
     const auto& s = p.sample;
+    const double measured = s.median.value();
     h << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.layout << ',' << s.m << ',' << s.n << ',' << s.k << ','
-      << s.batch << ',' << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << s.sm_mhz << ',' << s.watts << ','
-      << s.median_s << ',' << p.predicted_s << ',' << (p.predicted_s - s.median_s) / s.median_s;
+      << s.batch << ',' << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << s.sm_mhz << ',' << s.watts.value()
+      << ',' << measured << ',' << p.predicted_s << ',' << (p.predicted_s - measured) / measured;
     if (!at_clock.empty()) h << ',' << at_clock[i].predicted_s;
     h << '\n';
   }

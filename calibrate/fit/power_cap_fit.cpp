@@ -40,14 +40,14 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   for (const auto& s : file.samples) {
     if (s.kind != "power") continue;
     if (s.op == "mix_gemm") {
-      Point& p = mixed[s.bytes];
-      p.copy_bytes = s.bytes;
-      p.t_gemm = s.median_s;
-      p.watts = s.watts;
+      Point& p = mixed[s.bytes.value()];
+      p.copy_bytes = s.bytes.value();
+      p.t_gemm = s.median.value();
+      p.watts = s.watts.value();
       p.mhz = s.sm_mhz;
       p.reasons = s.throttle;
     } else if (s.op == "mix_copy" && s.m > 0) {
-      mixed[s.bytes].t_copy = s.median_s;
+      mixed[s.bytes.value()].t_copy = s.median.value();
     } else if (s.op == "mix_copy") {
       copies_alone = s;
     }
@@ -79,8 +79,8 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   // gamma and the GEMM's dynamic power: at each point the GEMM's clock follows from its time (beta), and its
   // power from the cycle's energy less the copies' (drawing what they draw alone):
   //   P_gemm = (P (t_gemm + t_copy) - t_copy P_copy) / t_gemm;  ln(P_gemm - P0) = ln D + gamma ln(f / f_max).
-  const double p_copy = copies_alone->watts;
-  const double copy_rate = copies_alone->bytes / copies_alone->median_s;
+  const double p_copy = copies_alone->watts.value();
+  const Bandwidth copy_rate = copies_alone->bytes / copies_alone->median;
   std::vector<double> xs, ys;
   std::vector<double> held;
   out.report =
@@ -107,7 +107,7 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   m.power_exponent = std::clamp(sxy / sxx, 0.5, 6.0);
   const double d_ref = std::exp(my - m.power_exponent * mx);
   m.held_fraction = held.empty() ? 1.0 : median(held);
-  m.memory_power = Watts{(p_copy - p0) / (copy_rate / base.gpu.memory_bandwidth.value())};
+  m.memory_power = Watts{(p_copy - p0) / (copy_rate / base.gpu.memory_bandwidth)};
 
   // Tensor power per format: every sustained GEMM of >= 0.5 ms (its window is the kernel's own) gives
   // D / busy = (P - P0) / (f / f_max)^gamma / (FLOPs / (t_max peak)).
@@ -115,13 +115,13 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   std::map<DType, std::vector<double>> per;
   for (const auto& s : file.samples) {
     DType t{};
-    if (s.kind != "gemm" || s.clocks != "sustained" || s.median_s < 5e-4 || s.sm_mhz <= 0 || s.watts <= p0 ||
-        !parse_dtype(s.dtype, t) || !base.gpu.peak.count(t)) {
+    if (s.kind != "gemm" || s.clocks != "sustained" || s.median < MeasuredTime{5e-4} || s.sm_mhz <= 0 ||
+        s.watts <= static_power || !parse_dtype(s.dtype, t) || !base.gpu.peak.count(t)) {
       continue;
     }
-    const double t_fmax = s.median_s / clock_factor(m, s.sm_mhz);
+    const double t_fmax = s.median.value() / clock_factor(m, s.sm_mhz);
     const double busy = 2.0 * s.m * s.n * s.k / t_fmax / base.gpu.peak_for(t).value();
-    per[t].push_back((s.watts - p0) / std::pow(std::min(s.sm_mhz, fmax) / fmax, m.power_exponent) / busy);
+    per[t].push_back((s.watts.value() - p0) / std::pow(std::min(s.sm_mhz, fmax) / fmax, m.power_exponent) / busy);
   }
   // Every format gets the sweep's bf16 figure: the per-sample estimates below read NVML's power over windows
   // too short for its ~1 s averaging and come out 40% lower for bf16 itself, so they are reported, not used.
@@ -137,7 +137,7 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   out.report += line(
       "copies alone: %.0f W at %.0f GB/s; memory power %.0f W at the datasheet bandwidth; held "
       "fraction of the %.0f W limit %.3f\n",
-      p_copy, copy_rate * 1e-9, m.memory_power.value(), m.power_limit.value(), m.held_fraction);
+      p_copy, copy_rate.value() * 1e-9, m.memory_power.value(), m.power_limit.value(), m.held_fraction);
   for (const auto& [t, v] : per) {
     out.report += "per-sample estimate of the tensor power " + std::string(to_string(t)) + ":" +
                   line(" %.0f W at 100%% of peak (median of %.0f sustained GEMMs >= 0.5 ms)\n", median(v),

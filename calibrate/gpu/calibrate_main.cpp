@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     CalibrationRun run;
     run.gpu_name = prop.name;
     run.sm_count = prop.multiProcessorCount;
-    run.memory_bytes = static_cast<double>(prop.totalGlobalMem);
+    run.memory = Bytes{static_cast<double>(prop.totalGlobalMem)};
     int drv = 0, rt = 0, nccl = 0, clock_khz = 0, mem_khz = 0;
     CS_CUDA(cudaDriverGetVersion(&drv));
     CS_CUDA(cudaRuntimeGetVersion(&rt));
@@ -188,8 +188,8 @@ int main(int argc, char** argv) {
     write_samples_header(out, run);
     out.flush();
     std::fprintf(stderr, "clustersim-calibrate: %s, %d SMs, %.0f GiB, driver %s, CUDA %s, cuBLASLt %s, NCCL %s%s\n",
-                 run.gpu_name.c_str(), run.sm_count, run.memory_bytes / (1u << 30), run.driver.c_str(),
-                 run.cuda.c_str(), run.cublas.c_str(), run.nccl.c_str(), quick ? " (quick)" : "");
+                 run.gpu_name.c_str(), run.sm_count, run.memory / 1_GiB, run.driver.c_str(), run.cuda.c_str(),
+                 run.cublas.c_str(), run.nccl.c_str(), quick ? " (quick)" : "");
 
     GpuContext ctx;
     ctx.device = device;

@@ -197,7 +197,7 @@ void run_gemm_sweep(const GpuContext& ctx) {
       out.n = s.n;
       out.k = s.k;
       out.layout = layout;
-      out.bytes = in_bytes + static_cast<double>(s.m * s.n) * d.cd_bytes;
+      out.bytes = Bytes{in_bytes + static_cast<double>(s.m * s.n) * d.cd_bytes};
       record_timing(t, out);
       ctx.emit(out);
       char line[200];

@@ -50,13 +50,13 @@ struct Timing {
 
 /// Copies the median, spread and repetition count of `t` into a sample.
 inline void record_timing(const Timing& t, CalibrationSample& s) {
-  s.median_s = t.median_s;
-  s.p10_s = t.p10_s;
-  s.p90_s = t.p90_s;
+  s.median = MeasuredTime{t.median_s};
+  s.p10 = MeasuredTime{t.p10_s};
+  s.p90 = MeasuredTime{t.p90_s};
   s.reps = t.reps;
   s.clocks = t.clocks;
   s.sm_mhz = t.sm_mhz;
-  s.watts = t.watts;
+  s.watts = Watts{t.watts};
   s.temp_c = t.temp_c;
   s.throttle = static_cast<std::int64_t>(t.reasons);
 }

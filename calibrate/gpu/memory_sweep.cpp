@@ -28,7 +28,7 @@ void emit(const GpuContext& ctx, const char* op, const char* dtype, double bytes
   s.kind = "memory";
   s.op = op;
   s.dtype = dtype;
-  s.bytes = bytes;
+  s.bytes = Bytes{bytes};
   record_timing(t, s);
   ctx.emit(s);
 }

@@ -127,7 +127,7 @@ void run_nccl_sweep(const GpuContext& ctx, int gpus) {
       s.kind = "collective";
       s.op = op;
       s.dtype = "fp32";
-      s.bytes = static_cast<double>(bytes);
+      s.bytes = Bytes{static_cast<double>(bytes)};
       s.ranks = gpus;
       s.algo = algo;
       record_timing(t, s);

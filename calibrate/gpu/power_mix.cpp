@@ -127,10 +127,10 @@ void run_power_mix(const GpuContext& ctx, const NvmlSampler& sampler) {
       s.op = op;
       s.dtype = "bf16";
       if (shape) s.m = s.n = s.k = BusyGemm::kSize;
-      s.bytes = 8.0 * static_cast<double>(n) * nc;
+      s.bytes = Bytes{8.0 * static_cast<double>(n) * nc};
       record_timing(t, s);
       s.clocks = "sustained";
-      s.watts = w.watts;
+      s.watts = Watts{w.watts};
       s.sm_mhz = w.sm_mhz;
       s.temp_c = w.temp_c;
       s.throttle = static_cast<std::int64_t>(w.reasons);

@@ -58,8 +58,8 @@ void run_power_sweep(const GpuContext& ctx, const Nvml& nvml) {
     s.kind = "power";
     s.op = op;
     s.dtype = op == std::string("compute") ? "bf16" : "none";
-    s.median_s = window;
-    s.watts = watts;
+    s.median = MeasuredTime{window};
+    s.watts = Watts{watts};
     ctx.emit(s);
     ctx.progress("power", 1, 1, std::string(op) + " " + std::to_string(watts) + " W");
   };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/facility/money_units.hpp"
 #include "sim/facility/price_book.hpp"
 
 namespace cs {
@@ -59,12 +60,12 @@ struct ReliabilityConfig {
   ReliabilityConfig();  ///< defaults from the Llama 3 405B run (docs/tco.md)
 };
 
-/// facility.finance
+/// facility.finance. The two lives are written in years in the file (`depreciation_years: 5`).
 struct FinanceConfig {
-  double depreciation_years = 5.0;
+  Time depreciation = years(5.0);    ///< hardware life: the capital charge and the lifetime TCO
   double cost_of_capital = 0.08;     ///< yearly rate
   double residual_value = 0.0;       ///< fraction of hardware capex recovered at the end of life
-  double facility_life_years = 15.0; ///< amortisation of a facility build
+  Time facility_life = years(15.0);  ///< amortisation of a facility build
   double utilisation = 1.0;          ///< fraction of the year the cluster runs jobs
   double staff_fte = 0.0;            ///< operations staff, full-time equivalents
 };

@@ -126,7 +126,7 @@ const ParamTable<ReliabilityConfig>& reliability_params() {
 const ParamTable<FinanceConfig>& finance_params() {
   static const ParamTable<FinanceConfig> t = [] {
     ParamTable<FinanceConfig> p("finance", "Depreciation, capital charge and utilisation.");
-    p.field("depreciation_years", &FinanceConfig::depreciation_years,
+    p.field_as_number("depreciation_years", &FinanceConfig::depreciation, years, in_years,
             {.help = "hardware life in years for the capital charge and lifetime TCO (Epoch AI: 5 y for 2023+)",
              .min = 1.0, .max = 30.0});
     p.field("cost_of_capital", &FinanceConfig::cost_of_capital,
@@ -134,7 +134,7 @@ const ParamTable<FinanceConfig>& finance_params() {
              .max = 1.0});
     p.field("residual_value", &FinanceConfig::residual_value,
             {.help = "fraction of hardware capex recovered at the end of life (assumption)", .min = 0.0, .max = 1.0});
-    p.field("facility_life_years", &FinanceConfig::facility_life_years,
+    p.field_as_number("facility_life_years", &FinanceConfig::facility_life, years, in_years,
             {.help = "amortisation of a facility build, years (assumption)", .min = 1.0, .max = 60.0});
     p.field("utilisation", &FinanceConfig::utilisation,
             {.help = "share of the year the cluster runs jobs", .max = 1.0, .positive = true});

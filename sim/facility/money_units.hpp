@@ -10,6 +10,7 @@ namespace cs {
 inline constexpr double kHoursPerYear = 8766.0;              ///< 365.25 days
 inline constexpr double kHoursPerMonth = kHoursPerYear / 12.0;  ///< 730.5 h
 inline constexpr double kJoulesPerKwh = 3.6e6;
+inline constexpr double kNsPerYear = kHoursPerYear * 3600e9;  ///< 3.15576e16, exact in a double
 
 struct EnergyPriceTag {};
 struct CapacityRentTag {};
@@ -34,7 +35,13 @@ using CapacityRent = Quantity<CapacityRentTag>;  ///< USD per watt per second; q
 /// A yearly cost as a DollarRate (USD/h): `per_year(1e6)` is one million dollars a year.
 [[nodiscard]] constexpr DollarRate per_year(double usd) noexcept { return DollarRate{usd / kHoursPerYear}; }
 [[nodiscard]] constexpr double usd_per_year(DollarRate r) noexcept { return r.value() * kHoursPerYear; }
-[[nodiscard]] inline Time years(double y) noexcept { return Time::from_seconds(y * kHoursPerYear * 3600.0); }
+/// A duration of `y` years of 365.25 days, to the nearest nanosecond (Time holds +-292 years). One rounded
+/// product, so in_years(years(y)) == y for every y a person writes (up to 4 decimals, 1 to 60 years).
+[[nodiscard]] constexpr Time years(double y) noexcept {
+  const double ns = y * kNsPerYear;
+  return Time::ns(static_cast<std::int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5));
+}
+[[nodiscard]] constexpr double in_years(Time t) noexcept { return static_cast<double>(t.count_ns()) / kNsPerYear; }
 
 /// What a quoted price is per. The amount of a QuotedPrice is in the unit named here.
 enum class PriceUnit {

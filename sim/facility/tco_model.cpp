@@ -36,7 +36,8 @@ void check_price_choice(const PriceChoice& p, const PriceBook& book) {
   (void)book.at(p.cloud_reserved, PriceUnit::per_hour);
 }
 
-double capital_recovery_factor(double rate, double n) {
+double capital_recovery_factor(double rate, Time life) {
+  const double n = in_years(life);
   if (rate == 0.0) return 1.0 / n;
   const double g = std::pow(1.0 + rate, n);
   return rate * g / (g - 1.0);
@@ -66,14 +67,15 @@ TcoReport compute_tco(const FacilityConfig& config, const ClusterInventory& inv,
   if (config.site == Site::build) t.facility_capex = Dollars{build.price.amount * t.power.it_peak.value()};
 
   // Fixed yearly costs.
-  t.capital_recovery_factor = capital_recovery_factor(fin.cost_of_capital, fin.depreciation_years);
-  const double residual_now = fin.residual_value / std::pow(1.0 + fin.cost_of_capital, fin.depreciation_years);
-  t.annual.push_back({fmt::format("hardware capital charge ({:g} y at {:g}%, residual {:g}%)", fin.depreciation_years,
+  const double life_years = in_years(fin.depreciation);
+  t.capital_recovery_factor = capital_recovery_factor(fin.cost_of_capital, fin.depreciation);
+  const double residual_now = fin.residual_value / std::pow(1.0 + fin.cost_of_capital, life_years);
+  t.annual.push_back({fmt::format("hardware capital charge ({:g} y at {:g}%, residual {:g}%)", life_years,
                                   100 * fin.cost_of_capital, 100 * fin.residual_value),
                       per_year(t.hardware_capex.value() * (1.0 - residual_now) * t.capital_recovery_factor), "",
                       "derived: bill of materials x capital recovery factor"});
   if (config.site == Site::build) {
-    const double crf = capital_recovery_factor(fin.cost_of_capital, fin.facility_life_years);
+    const double crf = capital_recovery_factor(fin.cost_of_capital, fin.facility_life);
     t.annual.push_back(priced_line("facility capital charge", per_year(t.facility_capex.value() * crf), build));
   }
   for (const AnnualCost& a : t.annual) t.capital_per_year += a.cost;
@@ -101,7 +103,7 @@ TcoReport compute_tco(const FacilityConfig& config, const ClusterInventory& inv,
   t.annual.push_back(priced_line("electricity (IT x PUE)", electricity, power_price));
 
   t.tco_per_year = t.fixed_per_year + electricity;
-  t.tco_lifetime = t.tco_per_year * years(fin.depreciation_years);
+  t.tco_lifetime = t.tco_per_year * fin.depreciation;
   const double gpu_hours_per_year = t.gpu_count * kHoursPerYear;
   t.owned_per_gpu_hour = DollarRate{usd_per_year(t.fixed_per_year + t.electricity_busy_per_year) / gpu_hours_per_year};
   t.owned_per_used_gpu_hour = DollarRate{usd_per_year(t.tco_per_year) / (gpu_hours_per_year * fin.utilisation)};

@@ -68,8 +68,8 @@ struct TcoReport {
 /// Checks that every entry `p` names exists with the unit its use needs; throws InputError at the scenario key.
 void check_price_choice(const PriceChoice& p, const PriceBook& book);
 
-/// Capital recovery factor r(1+r)^n / ((1+r)^n - 1); 1/n when r = 0.
-[[nodiscard]] double capital_recovery_factor(double rate, double years);
+/// Capital recovery factor r(1+r)^n / ((1+r)^n - 1) for a yearly rate r over a life of n years; 1/n when r = 0.
+[[nodiscard]] double capital_recovery_factor(double rate, Time life);
 
 /// Everything: power, reliability, bill of materials, TCO and the cloud comparison. Throws InputError for a
 /// missing or mis-united price, an inconsistent inventory or run profile.

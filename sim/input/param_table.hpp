@@ -144,6 +144,19 @@ class ParamTable {
     });
   }
 
+  /// A field of unit type T written in the file as a plain number in a fixed unit that its key names
+  /// (`depreciation_years: 5`): `from` turns the number into T, `to` turns T back for the shown default. The
+  /// bounds in `o` are in that fixed unit, and the parameter is documented as a number.
+  template <class T>
+  ParamTable& field_as_number(std::string key, T S::*member, T (*from)(double), double (*to)(T), FieldOpts o) {
+    ParamSpec spec = base_spec<double>(std::move(key), o);
+    spec.default_text =
+        !o.default_text.empty() ? o.default_text : o.required ? "" : param_detail::to_text(to(S{}.*member));
+    return add(std::move(spec), o.required, [member, o, from](const InputNode& n, S& out) {
+      out.*member = from(param_detail::read_checked<double>(n, o));
+    });
+  }
+
   /// A field whose value is one of an enum's names.
   template <class E>
   ParamTable& choice(std::string key, E S::*member, const EnumTable<E>& names, FieldOpts o) {

@@ -64,7 +64,7 @@ std::string trim(std::string s) {
 
 void write_samples_header(std::ostream& out, const CalibrationRun& r) {
   out << "# clustersim calibration samples v2\n";
-  out << "# gpu: " << r.gpu_name << "\n# sm_count: " << r.sm_count << "\n# memory_bytes: " << num(r.memory_bytes)
+  out << "# gpu: " << r.gpu_name << "\n# sm_count: " << r.sm_count << "\n# memory_bytes: " << num(r.memory.value())
       << "\n# sm_clock_mhz: " << r.sm_clock_mhz << "\n# mem_clock_mhz: " << r.mem_clock_mhz << "\n# driver: " << r.driver
       << "\n# cuda: " << r.cuda << "\n# cublas: " << r.cublas << "\n# nccl: " << r.nccl << "\n# host: " << r.host
       << "\n# date: " << r.date << "\n# tool: " << r.tool << "\n";
@@ -74,9 +74,10 @@ void write_samples_header(std::ostream& out, const CalibrationRun& r) {
 
 void write_sample(std::ostream& out, const CalibrationSample& s) {
   out << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.m << ',' << s.n << ',' << s.k << ',' << s.batch << ','
-      << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << num(s.bytes) << ',' << s.ranks << ',' << s.algo << ','
-      << num(s.median_s) << ',' << num(s.p10_s) << ',' << num(s.p90_s) << ',' << s.reps << ',' << num(s.watts)
-      << ',' << s.layout << ',' << s.clocks << ',' << num(s.sm_mhz) << ',' << num(s.temp_c) << ',' << s.throttle << '\n';
+      << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << num(s.bytes.value()) << ',' << s.ranks << ',' << s.algo
+      << ',' << num(s.median.value()) << ',' << num(s.p10.value()) << ',' << num(s.p90.value()) << ',' << s.reps << ','
+      << num(s.watts.value()) << ',' << s.layout << ',' << s.clocks << ',' << num(s.sm_mhz) << ',' << num(s.temp_c)
+      << ',' << s.throttle << '\n';
 }
 
 SamplesFile read_samples(std::istream& in, const std::string& name) {
@@ -101,7 +102,7 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
       try {
         if (key == "gpu") set_if_empty(r.gpu_name, value);
         else if (key == "sm_count") { if (r.sm_count == 0) r.sm_count = std::stoi(value); }
-        else if (key == "memory_bytes") { if (r.memory_bytes == 0) r.memory_bytes = std::stod(value); }
+        else if (key == "memory_bytes") { if (r.memory.value() == 0) r.memory = Bytes{std::stod(value)}; }
         else if (key == "sm_clock_mhz") { if (r.sm_clock_mhz == 0) r.sm_clock_mhz = std::stoi(value); }
         else if (key == "mem_clock_mhz") { if (r.mem_clock_mhz == 0) r.mem_clock_mhz = std::stoi(value); }
         else if (key == "driver") set_if_empty(r.driver, value);
@@ -167,14 +168,14 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
     s.heads = integer();
     s.seq = integer();
     s.head_dim = integer();
-    s.bytes = real();
+    s.bytes = Bytes{real()};
     s.ranks = static_cast<int>(integer());
     s.algo = text();
-    s.median_s = real();
-    s.p10_s = real();
-    s.p90_s = real();
+    s.median = MeasuredTime{real()};
+    s.p10 = MeasuredTime{real()};
+    s.p90 = MeasuredTime{real()};
     s.reps = static_cast<int>(integer());
-    s.watts = real();
+    s.watts = Watts{real()};
     if (columns > kV1Columns) {
       s.layout = text();
       s.clocks = text();
@@ -193,7 +194,7 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
         s.kind != "power") {
       fail(1, "unknown sample kind \"" + s.kind + "\"");
     }
-    if (s.kind != "power" && !(s.median_s > 0)) fail(14, "median_s must be positive");
+    if (s.kind != "power" && !(s.median.value() > 0)) fail(14, "median_s must be positive");
     f.samples.push_back(std::move(s));
   }
   if (!saw_header) throw InputError({name, 0, 0}, "", "not a clustersim samples file (no column header)");

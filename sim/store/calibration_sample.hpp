@@ -10,7 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/units.hpp"
+
 namespace cs {
+
+/// A measured duration in seconds, kept as a double. Not Time: kernel timings of a few microseconds carry
+/// sub-nanosecond digits (the samples files print 9 significant digits, "6.64238787e-06"), and rounding them to
+/// Time's integer nanoseconds would move committed fits; the simulator's clock never sees one unconverted.
+struct MeasuredTimeTag {};
+using MeasuredTime = Quantity<MeasuredTimeTag>;  ///< seconds
+
+/// The rate of moving `b` in a measured time `t`.
+[[nodiscard]] inline Bandwidth operator/(Bytes b, MeasuredTime t) noexcept { return Bandwidth{b.value() / t.value()}; }
 
 /// What was measured. Unused shape fields stay 0.
 ///   kind "gemm":       op "gemm", m, n, k, batch; dtype fp32/tf32/bf16/fp16/fp8
@@ -18,9 +29,9 @@ namespace cs {
 ///   kind "memory":     op copy/add/layernorm/rmsnorm/softmax/adam/h2d/d2h, bytes = bytes read + written
 ///   kind "collective": op all_reduce/all_gather/reduce_scatter/all_to_all/send_recv, bytes = buffer size
 ///                      per rank, ranks, algo (NCCL_ALGO, "auto" when unset)
-///   kind "power":      op idle/compute/memory, watts (median over the window), median_s = window length;
+///   kind "power":      op idle/compute/memory, watts (median over the window), median = window length;
 ///                      op mix_gemm/mix_copy (sustained runs): one point of the GEMM+copy duty-cycle sweep, m,n,k
-///                      the GEMM, bytes the copy's traffic per cycle, median_s the kernel's per-launch time
+///                      the GEMM, bytes the copy's traffic per cycle, median the kernel's per-launch time
 ///
 /// Columns added by format v2 (a v1 file reads with them empty or 0): the GEMM layout, whether the sample was
 /// timed at burst clocks (each repetition after an idle gap) or sustained ones (back to back after a warm-up),
@@ -31,14 +42,14 @@ struct CalibrationSample {
   std::string dtype;
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
   std::int64_t heads = 0, seq = 0, head_dim = 0;
-  double bytes = 0.0;
+  Bytes bytes;
   int ranks = 1;
   std::string algo;
-  double median_s = 0.0;  ///< median over repetitions of the per-launch time
-  double p10_s = 0.0;     ///< 10th and 90th percentiles: the spread kept beside the median
-  double p90_s = 0.0;
+  MeasuredTime median;  ///< median over repetitions of the per-launch time (column median_s)
+  MeasuredTime p10;     ///< 10th and 90th percentiles: the spread kept beside the median (p10_s, p90_s)
+  MeasuredTime p90;
   int reps = 0;
-  double watts = 0.0;     ///< board power: median over the timed window (0 when not recorded)
+  Watts watts;            ///< board power: median over the timed window (0 when not recorded)
   std::string layout;     ///< gemm: cuBLAS ops of A and B, "tn" (v1 files: always), "nn" or "nt"
   std::string clocks;     ///< "burst", "sustained", or empty (not recorded)
   double sm_mhz = 0.0;    ///< median NVML SM clock over the timed window (0: not recorded)
@@ -51,7 +62,7 @@ struct CalibrationSample {
 struct CalibrationRun {
   std::string gpu_name;
   int sm_count = 0;
-  double memory_bytes = 0.0;
+  Bytes memory;  ///< device memory (header key memory_bytes)
   int sm_clock_mhz = 0;
   int mem_clock_mhz = 0;
   std::string driver, cuda, cublas, nccl, host, date, tool;

@@ -152,9 +152,10 @@ std::int64_t CalibrationStore::add_run(const CalibrationRun& r, const std::vecto
   Statement run(db_,
                 "INSERT INTO runs(gpu, sm_count, memory_bytes, sm_clock_mhz, mem_clock_mhz, driver, cuda, cublas, nccl, "
                 "host, date, tool, extra, imported_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  run.bind(1, r.gpu_name).bind(2, std::int64_t{r.sm_count}).bind(3, r.memory_bytes).bind(4, std::int64_t{r.sm_clock_mhz});
-  run.bind(5, std::int64_t{r.mem_clock_mhz}).bind(6, r.driver).bind(7, r.cuda).bind(8, r.cublas).bind(9, r.nccl);
-  run.bind(10, r.host).bind(11, r.date).bind(12, r.tool).bind(13, join_extra(r.extra)).bind(14, utc_now());
+  run.bind(1, r.gpu_name).bind(2, std::int64_t{r.sm_count}).bind(3, r.memory.value());
+  run.bind(4, std::int64_t{r.sm_clock_mhz}).bind(5, std::int64_t{r.mem_clock_mhz}).bind(6, r.driver).bind(7, r.cuda);
+  run.bind(8, r.cublas).bind(9, r.nccl).bind(10, r.host).bind(11, r.date).bind(12, r.tool);
+  run.bind(13, join_extra(r.extra)).bind(14, utc_now());
   run.step();
   const std::int64_t id = sqlite3_last_insert_rowid(db_);
   Statement ins(db_,
@@ -163,10 +164,10 @@ std::int64_t CalibrationStore::add_run(const CalibrationRun& r, const std::vecto
                 "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const auto& s : samples) {
     ins.bind(1, id).bind(2, s.kind).bind(3, s.op).bind(4, s.dtype).bind(5, s.m).bind(6, s.n).bind(7, s.k);
-    ins.bind(8, s.batch).bind(9, s.heads).bind(10, s.seq).bind(11, s.head_dim).bind(12, s.bytes);
-    ins.bind(13, std::int64_t{s.ranks}).bind(14, s.algo).bind(15, s.median_s).bind(16, s.p10_s).bind(17, s.p90_s);
-    ins.bind(18, std::int64_t{s.reps}).bind(19, s.watts).bind(20, s.layout).bind(21, s.clocks).bind(22, s.sm_mhz);
-    ins.bind(23, s.temp_c).bind(24, s.throttle);
+    ins.bind(8, s.batch).bind(9, s.heads).bind(10, s.seq).bind(11, s.head_dim).bind(12, s.bytes.value());
+    ins.bind(13, std::int64_t{s.ranks}).bind(14, s.algo).bind(15, s.median.value()).bind(16, s.p10.value());
+    ins.bind(17, s.p90.value()).bind(18, std::int64_t{s.reps}).bind(19, s.watts.value()).bind(20, s.layout);
+    ins.bind(21, s.clocks).bind(22, s.sm_mhz).bind(23, s.temp_c).bind(24, s.throttle);
     ins.step();
     ins.reset();
   }
@@ -197,7 +198,7 @@ std::vector<StoredRun> CalibrationStore::runs() const {
     CalibrationRun& r = s.run;
     r.gpu_name = st.text(1);
     r.sm_count = static_cast<int>(st.integer(2));
-    r.memory_bytes = st.real(3);
+    r.memory = Bytes{st.real(3)};
     r.sm_clock_mhz = static_cast<int>(st.integer(4));
     r.mem_clock_mhz = static_cast<int>(st.integer(5));
     r.driver = st.text(6);
@@ -233,14 +234,14 @@ std::vector<CalibrationSample> CalibrationStore::samples(std::int64_t run_id) co
     s.heads = st.integer(7);
     s.seq = st.integer(8);
     s.head_dim = st.integer(9);
-    s.bytes = st.real(10);
+    s.bytes = Bytes{st.real(10)};
     s.ranks = static_cast<int>(st.integer(11));
     s.algo = st.text(12);
-    s.median_s = st.real(13);
-    s.p10_s = st.real(14);
-    s.p90_s = st.real(15);
+    s.median = MeasuredTime{st.real(13)};
+    s.p10 = MeasuredTime{st.real(14)};
+    s.p90 = MeasuredTime{st.real(15)};
     s.reps = static_cast<int>(st.integer(16));
-    s.watts = st.real(17);
+    s.watts = Watts{st.real(17)};
     s.layout = st.text(18);
     s.clocks = st.text(19);
     s.sm_mhz = st.real(20);

@@ -34,7 +34,8 @@ SamplesFile synthetic_samples(const DeviceProfile& base) {
     s.n = d();
     s.k = d();
     const double k = static_cast<double>(s.k);
-    s.median_s = 4e-6 + 2.0 * static_cast<double>(s.m * s.n) * k / (base.gpu.peak_for(DType::bf16).value() * 0.7 * k / (k + 256));
+    s.median = MeasuredTime{4e-6 + 2.0 * static_cast<double>(s.m * s.n) * k /
+                                       (base.gpu.peak_for(DType::bf16).value() * 0.7 * k / (k + 256))};
     f.samples.push_back(s);
   }
   // Attention truth: 2 us + FLOPs / (peak * 0.4) forward, 0.35 backward.
@@ -51,7 +52,8 @@ SamplesFile synthetic_samples(const DeviceProfile& base) {
           s.seq = seq;
           s.head_dim = 128;
           const double fwd = 4.0 * static_cast<double>(b * h * seq * seq * 128) / 2;
-          s.median_s = 2e-6 + (s.op == "fwd" ? fwd / 0.4 : 2.5 * fwd / 0.35) / base.gpu.peak_for(DType::bf16).value();
+          s.median = MeasuredTime{2e-6 + (s.op == "fwd" ? fwd / 0.4 : 2.5 * fwd / 0.35) /
+                                             base.gpu.peak_for(DType::bf16).value()};
           f.samples.push_back(s);
         }
       }
@@ -63,8 +65,8 @@ SamplesFile synthetic_samples(const DeviceProfile& base) {
       s.kind = "memory";
       s.op = op;
       s.dtype = "fp32";
-      s.bytes = b;
-      s.median_s = 3e-6 + b / 4e12;
+      s.bytes = Bytes{b};
+      s.median = MeasuredTime{3e-6 + b / 4e12};
       f.samples.push_back(s);
     }
   }
@@ -72,7 +74,7 @@ SamplesFile synthetic_samples(const DeviceProfile& base) {
     CalibrationSample s;
     s.kind = "power";
     s.op = op;
-    s.watts = op == std::string("idle") ? 100 : op == std::string("compute") ? 650 : 500;
+    s.watts = Watts{op == std::string("idle") ? 100.0 : op == std::string("compute") ? 650.0 : 500.0};
     f.samples.push_back(s);
   }
   return f;

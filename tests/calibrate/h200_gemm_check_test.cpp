@@ -37,7 +37,7 @@ void expect_check_set(const std::string& file) {
   std::vector<double> all, signed_all;
   std::map<std::string, std::vector<double>> by_variant;
   for (const auto& p : predictions) {
-    const double e = p.predicted_s / p.sample.median_s - 1;  // +: predicted too slow
+    const double e = p.predicted_s / p.sample.median.value() - 1;  // +: predicted too slow
     all.push_back(std::abs(e));
     signed_all.push_back(e);
     by_variant[p.sample.dtype + " " + p.sample.layout].push_back(std::abs(e));

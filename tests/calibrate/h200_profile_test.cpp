@@ -21,8 +21,10 @@ TEST(ShippedProfiles, H200PredictsItsOwnLargeBf16Samples) {
   const SamplesFile f = read_samples_file(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/samples-gpu.csv");
   std::vector<double> err;
   for (const auto& s : f.samples) {
-    if (s.kind != "gemm" || s.dtype != "bf16" || s.median_s < 100e-6 || (s.k % 8) != 0 || (s.m % 8) != 0) continue;
-    err.push_back(std::abs(model->gemm_load({s.m, s.n, s.k, DType::bf16, 1}).at_max_clock.seconds() / s.median_s - 1));
+    if (s.kind != "gemm" || s.dtype != "bf16" || s.median < MeasuredTime{100e-6} || (s.k % 8) != 0 || (s.m % 8) != 0)
+      continue;
+    err.push_back(
+        std::abs(model->gemm_load({s.m, s.n, s.k, DType::bf16, 1}).at_max_clock.seconds() / s.median.value() - 1));
   }
   ASSERT_GT(err.size(), 100u);
   std::sort(err.begin(), err.end());
@@ -56,9 +58,9 @@ TEST(ShippedProfiles, H200HoldoutMeetsTheTargetAndMatchesTheCommittedProfile) {
   EXPECT_LE(r.attention_holdout.p90, 0.15);
   std::vector<double> pred, meas;
   for (const auto& h : r.holdout) {
-    if (h.sample.kind == "gemm" && h.sample.median_s >= 20e-6) {
+    if (h.sample.kind == "gemm" && h.sample.median >= MeasuredTime{20e-6}) {
       pred.push_back(h.predicted_s);
-      meas.push_back(h.sample.median_s);
+      meas.push_back(h.sample.median.value());
     }
   }
   const fit::ErrorStats long_kernels = fit::error_stats(pred, meas);

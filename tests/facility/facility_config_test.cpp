@@ -32,7 +32,8 @@ TEST(FacilityConfig, EmptySectionTakesDefaults) {
   EXPECT_DOUBLE_EQ(c.cooling.pue, 1.5);
   EXPECT_DOUBLE_EQ(c.cooling.rack_power_budget.value(), 40800.0);
   EXPECT_EQ(c.site, Site::colocation);
-  EXPECT_DOUBLE_EQ(c.finance.depreciation_years, 5.0);
+  EXPECT_EQ(c.finance.depreciation, years(5.0));
+  EXPECT_EQ(c.finance.facility_life, years(15.0));
   EXPECT_EQ(c.prices.electricity.id, "eia-us-industrial-2025");
   // Llama 3: 21,233,664 GPU-hours / 268 GPU failures = 79,230.1 h per GPU.
   EXPECT_NEAR(c.reliability.gpu_mtbf.seconds() / 3600.0, 79230.09, 0.01);
@@ -46,7 +47,7 @@ TEST(FacilityConfig, LiquidCoolingChangesTheDefaultsAndKeysOverrideThem) {
   cooling: {type: liquid, rack_power_budget: 100kW, row_power_budget: 1MW}
   power: {gpu_power_cap: 600W}
   site: build
-  finance: {cost_of_capital: 0.1, staff_fte: 3}
+  finance: {cost_of_capital: 0.1, staff_fte: 3, depreciation_years: 4.5, facility_life_years: 20}
   reliability: {checkpoint_interval: 30min, spare_nodes: 2, write_bandwidth_per_node: 10GB/s}
   prices: {cloud_on_demand: lambda-h100-sxm-2024}
   price_overrides:
@@ -59,6 +60,11 @@ TEST(FacilityConfig, LiquidCoolingChangesTheDefaultsAndKeysOverrideThem) {
   EXPECT_DOUBLE_EQ(c.cooling.row_power_budget->value(), 1e6);
   EXPECT_DOUBLE_EQ(c.power.gpu_power_cap->value(), 600.0);
   EXPECT_EQ(c.site, Site::build);
+  // Lives are plain numbers of years in the file and durations in the config: 4.5 y of 8,766 h each is
+  // 39,447 h = 142,009,200 s, exactly, and reads back as 4.5.
+  EXPECT_EQ(c.finance.depreciation, Time::from_seconds(142009200.0));
+  EXPECT_EQ(in_years(c.finance.depreciation), 4.5);
+  EXPECT_EQ(in_years(c.finance.facility_life), 20.0);
   EXPECT_EQ(c.reliability.checkpoint_interval, Time::from_seconds(1800));
   EXPECT_EQ(c.reliability.spare_nodes, 2);
   EXPECT_DOUBLE_EQ(c.reliability.write_bandwidth_per_node.value(), 10e9);
@@ -86,6 +92,8 @@ TEST(FacilityConfig, BadInputsGiveLocatedErrors) {
             "\"0.5us\", \"2ms\", \"30d\"");
   EXPECT_EQ(error_of("facility:\n  finance: {utilisation: 1.5}\n"),
             "scenario.yaml:2:26: facility.finance.utilisation: must be at most 1");
+  EXPECT_EQ(error_of("facility:\n  finance: {depreciation_years: 40}\n"),
+            "scenario.yaml:2:33: facility.finance.depreciation_years: must lie in [1, 30]");
   EXPECT_EQ(error_of("facility:\n  site: cave\n"),
             "scenario.yaml:2:9: facility.site: must be colocation or build, got \"cave\"");
   EXPECT_EQ(error_of("facility:\n  price_overrides:\n    - {id: qm9700, price: 40000}\n"),

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "small_cluster.hpp"
 
 namespace cs {
@@ -12,9 +14,23 @@ TcoReport small_tco(const FacilityConfig& c = test::small_config()) {
 }
 
 TEST(Tco, CapitalRecoveryFactor) {
-  EXPECT_DOUBLE_EQ(capital_recovery_factor(0.0, 5.0), 0.2);  // straight line, 1/5
-  // 8% over 5 y: 0.08 x 1.08^5 / (1.08^5 - 1) = 0.08 x 1.469328 / 0.469328 = 0.2504565.
-  EXPECT_NEAR(capital_recovery_factor(0.08, 5.0), 0.2504565, 1e-7);
+  EXPECT_DOUBLE_EQ(capital_recovery_factor(0.0, years(5.0)), 0.2);  // straight line, 1/5
+  // 8% over 5 y: 0.08 x 1.08^5 / (1.08^5 - 1) = 0.08 x 1.469328 / 0.469328 = 0.2504565; the goldens hold
+  // 0.2504564545668364, so the life reaches pow() as exactly 5.0.
+  EXPECT_EQ(capital_recovery_factor(0.08, years(5.0)), 0.2504564545668364);
+  // 10% over 4 y: 0.1 x 1.4641 / 0.4641 = 0.3154708; the same as the formula on a plain 4.0.
+  const double g = std::pow(1.1, 4.0);
+  EXPECT_EQ(capital_recovery_factor(0.1, years(4.0)), 0.1 * g / (g - 1.0));
+  EXPECT_NEAR(capital_recovery_factor(0.1, years(4.0)), 0.3154708, 1e-7);
+}
+
+TEST(Tco, YearsRoundTripExactly) {
+  // One year is 8,766 h = 31,557,600 s; every life a person writes comes back unchanged.
+  EXPECT_EQ(years(1.0), Time::from_seconds(31557600.0));
+  for (int hundredths = 100; hundredths <= 6000; ++hundredths) {
+    const double y = hundredths / 100.0;
+    EXPECT_EQ(in_years(years(y)), y) << y;
+  }
 }
 
 TEST(Tco, BillOfMaterialsOfOneNodeOneSwitch) {
@@ -73,7 +89,7 @@ TEST(Tco, CloudCheaperThanRunningCostsNeverBreaksEven) {
 TEST(Tco, BuildingTheFacilityAddsCapexAndDropsRent) {
   FacilityConfig c = test::small_config();
   c.site = Site::build;
-  c.finance.facility_life_years = 10.0;
+  c.finance.facility_life = years(10.0);
   const TcoReport t = small_tco(c);
   // 10 USD/W x 2,220 W = 22,200 USD, over 10 y at 0% = 2,220 USD/yr; no colocation line.
   EXPECT_NEAR(t.facility_capex.value(), 22200.0, 1e-6);

@@ -25,7 +25,7 @@ CalibrationRun run_info() {
   CalibrationRun r;
   r.gpu_name = "NVIDIA H200";
   r.sm_count = 132;
-  r.memory_bytes = 150109880320.0;
+  r.memory = Bytes{150109880320.0};
   r.sm_clock_mhz = 1980;
   r.mem_clock_mhz = 3201;
   r.driver = "580.159.04";
@@ -47,18 +47,18 @@ std::vector<CalibrationSample> samples() {
   g.m = 4096;
   g.n = 8192;
   g.k = 2048;
-  g.median_s = 1.25e-4;
-  g.p10_s = 1.2e-4;
-  g.p90_s = 1.3e-4;
+  g.median = MeasuredTime{1.25e-4};
+  g.p10 = MeasuredTime{1.2e-4};
+  g.p90 = MeasuredTime{1.3e-4};
   g.reps = 11;
   CalibrationSample c;
   c.kind = "collective";
   c.op = "all_reduce";
   c.dtype = "fp32";
-  c.bytes = 1048576;
+  c.bytes = 1_MiB;
   c.ranks = 8;
   c.algo = "auto";
-  c.median_s = 2e-5;
+  c.median = MeasuredTime{2e-5};
   c.reps = 9;
   return {g, c};
 }
@@ -74,6 +74,7 @@ TEST(CalibrationStore, StoresRunsAndSamplesAndReadsThemBack) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].run.gpu_name, "NVIDIA H200");
   EXPECT_EQ(runs[0].run.sm_count, 132);
+  EXPECT_EQ(runs[0].run.memory, Bytes{150109880320.0});
   EXPECT_EQ(runs[0].run.nccl, "2.28.3");
   EXPECT_EQ(runs[0].run.extra.at("l2_bytes"), "62914560");
   EXPECT_EQ(runs[0].sample_count, 2);
@@ -81,7 +82,9 @@ TEST(CalibrationStore, StoresRunsAndSamplesAndReadsThemBack) {
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[0].m, 4096);
   EXPECT_EQ(back[0].k, 2048);
-  EXPECT_DOUBLE_EQ(back[0].median_s, 1.25e-4);
+  EXPECT_EQ(back[0].median, MeasuredTime{1.25e-4});
+  EXPECT_EQ(back[0].p10, MeasuredTime{1.2e-4});
+  EXPECT_EQ(back[1].bytes, 1_MiB);
   EXPECT_EQ(back[1].ranks, 8);
   EXPECT_EQ(back[1].algo, "auto");
 }
@@ -115,7 +118,7 @@ TEST(CalibrationStore, AFailedWriteLeavesNothingBehind) {
   auto store = CalibrationStore::open(path);
   store.add_run(run_info(), samples());
   auto bad = samples();
-  bad[1].median_s = std::numeric_limits<double>::quiet_NaN();  // SQLite stores NaN as NULL: NOT NULL fails
+  bad[1].median = MeasuredTime{std::numeric_limits<double>::quiet_NaN()};  // SQLite stores NaN as NULL: NOT NULL fails
   EXPECT_THROW(store.add_run(run_info(), bad), StoreError);
   // Neither the second run nor its first (valid) sample was kept.
   EXPECT_EQ(store.runs().size(), 1u);
@@ -221,10 +224,11 @@ TEST(SamplesFile, WritesAndReadsBack) {
   const SamplesFile f = read_samples(s, "mem");
   EXPECT_EQ(f.run.gpu_name, "NVIDIA H200");
   EXPECT_EQ(f.run.mem_clock_mhz, 3201);
+  EXPECT_EQ(f.run.memory, Bytes{1.5010988e11});  // the header keeps 9 significant digits
   EXPECT_EQ(f.run.extra.at("l2_bytes"), "62914560");
   ASSERT_EQ(f.samples.size(), 2u);
   EXPECT_EQ(f.samples[0].n, 8192);
-  EXPECT_DOUBLE_EQ(f.samples[0].p90_s, 1.3e-4);
+  EXPECT_EQ(f.samples[0].p90, MeasuredTime{1.3e-4});
   EXPECT_EQ(f.samples[1].op, "all_reduce");
 }
 
@@ -239,6 +243,51 @@ TEST(SamplesFile, LocatesMalformedRows) {
     EXPECT_EQ(e.where().line, 16);  // banner, 12 provenance lines, 1 extra (l2_bytes), column header
     EXPECT_EQ(e.where().column, 6);
     EXPECT_NE(e.message().find("k: \"x64\""), std::string::npos) << e.what();
+  }
+}
+
+// The typed fields keep every digit of the file. A kernel of 6.64238787 us is why the times are MeasuredTime
+// (double seconds) and not Time: in integer nanoseconds it would read back as 6.642 us.
+TEST(SamplesFile, TypedFieldsRoundTripExactly) {
+  CalibrationSample m;
+  m.kind = "memory";
+  m.op = "copy";
+  m.dtype = "fp32";
+  m.bytes = 16_MiB;
+  m.median = MeasuredTime{6.64238787e-06};
+  m.p10 = MeasuredTime{6.63713421e-06};
+  m.p90 = MeasuredTime{6.64501493e-06};
+  m.watts = Watts{538.192};
+  std::stringstream s;
+  write_samples_header(s, run_info());
+  write_sample(s, m);
+  const SamplesFile f = read_samples(s, "mem");
+  ASSERT_EQ(f.samples.size(), 1u);
+  EXPECT_EQ(f.samples[0].bytes, m.bytes);
+  EXPECT_EQ(f.samples[0].median, m.median);
+  EXPECT_EQ(f.samples[0].p10, m.p10);
+  EXPECT_EQ(f.samples[0].p90, m.p90);
+  EXPECT_EQ(f.samples[0].watts, m.watts);
+  EXPECT_NE(Time::from_seconds(m.median.value()).seconds(), m.median.value());
+  // 16,777,216 B moved in 6.64238787 us: 2.5258 TB/s.
+  EXPECT_NEAR((m.bytes / m.median).value(), 2.5258e12, 0.0001e12);
+}
+
+// A committed samples file written back through the typed fields gives the same rows, byte for byte.
+TEST(SamplesFile, CommittedFileRowsWriteBackUnchanged) {
+  const std::string path = std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/run5-align16/samples-align16.csv";
+  const SamplesFile f = read_samples_file(path);
+  std::ifstream in(path);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#' && line.rfind("kind,", 0) != 0) rows.push_back(line);
+  }
+  ASSERT_EQ(rows.size(), f.samples.size());
+  ASSERT_GT(rows.size(), 1000u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::stringstream out;
+    write_sample(out, f.samples[i]);
+    ASSERT_EQ(out.str(), rows[i] + "\n") << "row " << i;
   }
 }
 
@@ -259,7 +308,7 @@ TEST(SamplesFile, ReadsVersionOneFilesAndTheNewColumns) {
   g.layout = "nn";
   g.clocks = "sustained";
   g.sm_mhz = 1515;
-  g.watts = 696.5;
+  g.watts = Watts{696.5};
   g.temp_c = 56;
   g.throttle = 4;
   write_sample(v2, g);
@@ -268,7 +317,7 @@ TEST(SamplesFile, ReadsVersionOneFilesAndTheNewColumns) {
   EXPECT_EQ(b.samples[0].layout, "nn");
   EXPECT_EQ(b.samples[0].clocks, "sustained");
   EXPECT_EQ(b.samples[0].sm_mhz, 1515.0);
-  EXPECT_EQ(b.samples[0].watts, 696.5);
+  EXPECT_EQ(b.samples[0].watts, Watts{696.5});
   EXPECT_EQ(b.samples[0].temp_c, 56.0);
   EXPECT_EQ(b.samples[0].throttle, 4);
   std::stringstream bad;
