@@ -21,7 +21,7 @@ const ParamTable<ScenarioInput>& cluster_params() {
   static const ParamTable<ScenarioInput> t = [] {
     ParamTable<ScenarioInput> p("cluster", "The machine: how many GPUs, their node and fabric, their cost profile.");
     p.field("gpus", &ScenarioInput::gpus,
-            {.help = "GPUs in the cluster: whole nodes of the topology, or part of a single node", .positive = true,
+            {.help = "GPUs in the cluster: whole nodes of the topology, or fewer than one node (dividing it: 1, 2, 4 of 8), a job on part of that node using all of them", .positive = true,
              .required = true});
     p.custom(file_ref_spec("topology", "a topology name (topologies/NAME.yaml) or file path (docs/topology.md)"),
              [](const InputNode& n, ScenarioInput& s) { s.topology = read_ref(n); });

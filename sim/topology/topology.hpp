@@ -160,6 +160,9 @@ class Topology {
 /// nodes or does not fit the fabric.
 [[nodiscard]] Topology load_topology(const std::string& name_or_path, int gpus);
 
+/// GPUs per node of the topology `name_or_path` (what a cluster of part of one node may use).
+[[nodiscard]] int topology_node_gpus(const std::string& name_or_path);
+
 /// Builds the graph of a topology from its specs (what load_topology does after parsing).
 [[nodiscard]] Topology build_topology(std::string name, NodeSpec node, FabricSpec fabric, int nodes);
 

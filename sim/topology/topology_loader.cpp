@@ -7,12 +7,27 @@
 #include "sim/topology/topology_params.hpp"
 
 namespace cs {
-Topology load_topology(const std::string& name_or_path, int gpus) {
+namespace {
+
+std::string topology_path(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (!std::filesystem::is_regular_file(path)) path = data_path("topologies/" + name_or_path + ".yaml");
   if (!std::filesystem::is_regular_file(path)) {
     throw InputError({}, "", "unknown topology \"" + name_or_path + "\" (no such file, nor " + path + ")");
   }
+  return path;
+}
+
+}  // namespace
+
+int topology_node_gpus(const std::string& name_or_path) {
+  TopologyInput in;
+  topology_params().read(InputNode::load_file(topology_path(name_or_path)), in);
+  return in.node.gpus;
+}
+
+Topology load_topology(const std::string& name_or_path, int gpus) {
+  const std::string path = topology_path(name_or_path);
   TopologyInput in;
   topology_params().read(InputNode::load_file(path), in);
   NodeSpec node = std::move(in.node);
