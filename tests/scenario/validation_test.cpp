@@ -128,10 +128,10 @@ TEST(Validation, PublicRowsStayWithinMapeBound) {
   EXPECT_LE(sum / n, 0.105) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
-// Bounds for the modern rows on the committed (burst-clock) H100 datasheet profile: 26.8% over all nine rows,
+// Bounds for the modern rows on the committed (burst-clock) H100 datasheet profile: 19.8% over all nine rows,
 // 9.6% over the six dense ones. The dense rows are held to the 10% target; the MoE rows miss it (Qwen3-30B-A3B
-// is +149%, DeepSeek-V3 -28%: docs/validation.md, "Not done"), so the overall bound is a regression guard.
-constexpr double MODERN_MAPE_BOUND = 0.28;
+// is +87%, DeepSeek-V3 -19%: docs/validation.md, "Not done"), so the overall bound is a regression guard.
+constexpr double MODERN_MAPE_BOUND = 0.205;
 constexpr double MODERN_DENSE_MAPE_BOUND = 0.10;
 
 // The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
