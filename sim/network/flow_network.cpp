@@ -90,8 +90,8 @@ void FlowNetwork::request_solve() {
 }
 
 void FlowNetwork::arm() {
-  if (due_.empty() || due_.top().at >= wakeup_) return;
-  wakeup_ = due_.top().at;
+  if (due_.empty() || due_.top().key >= wakeup_) return;
+  wakeup_ = due_.top().key;
   engine_.schedule_at(wakeup_, [this] {
     if (engine_.now() == wakeup_) wakeup_ = Time::max();
     finish_due();
@@ -101,15 +101,15 @@ void FlowNetwork::arm() {
 void FlowNetwork::finish_due() {
   const Time now = engine_.now();
   finished_.clear();
-  while (!due_.empty() && due_.top().at <= now) {
+  while (!due_.empty() && due_.top().key <= now) {
     const CompletionQueue::Entry d = due_.top();
     due_.pop();
-    Flow& flow = flows_[d.flow];
+    Flow& flow = flows_[d.id];
     system_.remove_variable(flow.variable);
     flow_of_variable_[flow.variable] = kNone;
     flow.variable = kNone;
     --active_;
-    finished_.push_back(d.flow);
+    finished_.push_back(d.id);
   }
   if (!finished_.empty()) request_solve();
   // Callbacks last: they may start flows (and grow flows_), so each is moved out before it runs.
