@@ -1,6 +1,7 @@
 #include "sim/network/max_min_system.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <stdexcept>
 
@@ -11,6 +12,46 @@ MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
   constraints_.emplace_back();
   constraints_.back().capacity = capacity;
   return static_cast<ConstraintId>(constraints_.size() - 1);
+}
+
+namespace {
+
+// Blocks of users hold 2^k entries, k >= kSmallestUsersClass.
+constexpr std::uint32_t kSmallestUsersClass = 2;
+
+std::uint32_t users_class(std::uint32_t capacity) {
+  return static_cast<std::uint32_t>(std::bit_width(capacity) - 1);
+}
+
+// A block of `count` entries from `arena`: the last one freed with that `size_class`, else new ones at the end.
+template <class T>
+std::uint32_t take_block(std::vector<T>& arena, std::vector<std::vector<std::uint32_t>>& free_blocks,
+                         std::uint32_t size_class, std::uint32_t count) {
+  if (free_blocks.size() <= size_class) free_blocks.resize(size_class + 1);
+  std::vector<std::uint32_t>& list = free_blocks[size_class];
+  if (!list.empty()) {
+    const std::uint32_t begin = list.back();
+    list.pop_back();
+    return begin;
+  }
+  const auto begin = static_cast<std::uint32_t>(arena.size());
+  arena.resize(arena.size() + count);
+  return begin;
+}
+
+}  // namespace
+
+void MaxMinSystem::push_user(Constraint& c, Use u) {
+  if (c.users.size == c.users.capacity) {
+    const std::uint32_t size_class = c.users.capacity == 0 ? kSmallestUsersClass : users_class(c.users.capacity) + 1;
+    const std::uint32_t capacity = std::uint32_t{1} << size_class;
+    const std::uint32_t begin = take_block(uses_, free_uses_, size_class, capacity);
+    std::copy_n(uses_.begin() + c.users.begin, c.users.size, uses_.begin() + begin);
+    if (c.users.capacity > 0) free_uses_[users_class(c.users.capacity)].push_back(c.users.begin);
+    c.users.begin = begin;
+    c.users.capacity = capacity;
+  }
+  uses_[c.users.begin + c.users.size++] = u;
 }
 
 MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId> constraints, double weight,
@@ -25,17 +66,19 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
     v = static_cast<VariableId>(variables_.size());
     variables_.emplace_back();
   }
+  const auto count = static_cast<std::uint32_t>(constraints.size());
+  const std::uint32_t first = take_block(hops_, free_hops_, count, count);
   Variable& var = variables_[v];
-  var.hops.resize(constraints.size());
+  var.hops = first;
+  var.hop_count = count;
   var.weight = weight;
-  var.bound = bound;
   var.value = 0;
   var.cap = bound;
   for (ConstraintId c : constraints) var.cap = std::min(var.cap, constraints_[c].capacity);
-  for (std::size_t h = 0; h < constraints.size(); ++h) {
+  for (std::uint32_t h = 0; h < count; ++h) {
     Constraint& c = constraints_[constraints[h]];
-    var.hops[h] = {constraints[h], static_cast<std::uint32_t>(c.users.size())};
-    c.users.push_back({v, static_cast<std::uint32_t>(h)});
+    hops_[first + h] = {constraints[h], c.users.size};
+    push_user(c, {v, first + h});
     c.demand += var.cap;
     dirty_.push_back(constraints[h]);
   }
@@ -44,23 +87,31 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
 
 void MaxMinSystem::remove_variable(VariableId v) {
   Variable& var = variables_[v];
-  for (const Hop& hop : var.hops) {
+  for (std::uint32_t h = var.hops; h < var.hops + var.hop_count; ++h) {
+    const Hop hop = hops_[h];
     Constraint& c = constraints_[hop.constraint];
-    const Use last = c.users.back();
-    c.users[hop.slot] = last;
-    variables_[last.variable].hops[last.hop].slot = hop.slot;
-    c.users.pop_back();
-    c.demand = c.users.empty() ? 0.0 : c.demand - var.cap;
+    Use* const slots = uses_.data() + c.users.begin;
+    const Use last = slots[c.users.size - 1];
+    slots[hop.slot] = last;
+    hops_[last.hop].slot = hop.slot;
+    if (--c.users.size == 0) {
+      c.demand = 0.0;
+      free_uses_[users_class(c.users.capacity)].push_back(c.users.begin);
+      c.users = {};
+    } else {
+      c.demand -= var.cap;
+    }
     dirty_.push_back(hop.constraint);
   }
-  var.hops.clear();
+  free_hops_[var.hop_count].push_back(var.hops);
+  var.hop_count = 0;
   var.value = 0;
   free_.push_back(v);
 }
 
 std::vector<MaxMinSystem::VariableId> MaxMinSystem::variables_on(ConstraintId c) const {
   std::vector<VariableId> out;
-  for (const Use& u : constraints_[c].users) out.push_back(u.variable);
+  for (const Use& u : users(constraints_[c])) out.push_back(u.variable);
   return out;
 }
 
@@ -84,7 +135,7 @@ void MaxMinSystem::collect_component() {
     if (var.mark == epoch_) return;
     var.mark = epoch_;
     component_variables_.push_back(v);
-    for (const Hop& hop : var.hops) reach(hop.constraint);
+    for (const Hop& hop : hops(var)) reach(hop.constraint);
   };
   for (ConstraintId c : dirty_) {  // seeds: their users always, whether they can bind or not
     Constraint& con = constraints_[c];
@@ -94,7 +145,7 @@ void MaxMinSystem::collect_component() {
       continue;
     }
     con.mark = epoch_;
-    for (const Use& u : con.users) take(u.variable);
+    for (const Use& u : users(con)) take(u.variable);
   }
   dirty_.clear();
   while (!stack_.empty()) {
@@ -104,9 +155,9 @@ void MaxMinSystem::collect_component() {
     con.active = epoch_;
     component_constraints_.push_back(c);
     con.left = con.capacity;
-    con.unfixed = static_cast<std::uint32_t>(con.users.size());
+    con.unfixed = con.users.size;
     con.weight_left = 0;
-    for (const Use& u : con.users) {
+    for (const Use& u : users(con)) {
       con.weight_left += variables_[u.variable].weight;
       take(u.variable);
     }
@@ -118,14 +169,14 @@ void MaxMinSystem::fix(VariableId v, double value) {
   Variable& var = variables_[v];
   var.fixed = epoch_;
   var.value = value;
-  for (const Hop& hop : var.hops) {
+  for (const Hop& hop : hops(var)) {
     Constraint& con = constraints_[hop.constraint];
     if (con.active != epoch_) continue;
     con.left = std::max(0.0, con.left - value);
     con.weight_left -= var.weight;
     --con.unfixed;
-    if (touched_mark_[hop.constraint] != stamp_) {
-      touched_mark_[hop.constraint] = stamp_;
+    if (con.touched != stamp_) {
+      con.touched = stamp_;
       touched_.push_back(hop.constraint);
     }
   }
@@ -144,7 +195,7 @@ void MaxMinSystem::update_touched() {
 }
 
 void MaxMinSystem::fix_bottleneck(ConstraintId c, double level) {
-  for (const Use& u : constraints_[c].users) {
+  for (const Use& u : users(constraints_[c])) {
     const Variable& var = variables_[u.variable];
     if (var.fixed != epoch_) fix(u.variable, var.weight * level);
   }
@@ -158,7 +209,6 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   collect_component();
   largest_component_ = std::max(largest_component_, component_variables_.size());
   levels_.reserve_ids(constraints_.size());
-  if (touched_mark_.size() < constraints_.size()) touched_mark_.resize(constraints_.size(), 0);
   ++stamp_;
   for (ConstraintId c : component_constraints_) {
     const Constraint& con = constraints_[c];

@@ -50,38 +50,49 @@ class MaxMinSystem {
   [[nodiscard]] std::size_t constraint_count() const noexcept { return constraints_.size(); }
   /// Variables currently using `c`, in no particular order.
   [[nodiscard]] std::vector<VariableId> variables_on(ConstraintId c) const;
-  [[nodiscard]] std::size_t load(ConstraintId c) const { return constraints_[c].users.size(); }
+  [[nodiscard]] std::size_t load(ConstraintId c) const { return constraints_[c].users.size; }
   [[nodiscard]] bool has_pending_changes() const noexcept { return !dirty_.empty(); }
   /// Most variables re-solved by one call to solve().
   [[nodiscard]] std::size_t largest_component() const noexcept { return largest_component_; }
 
  private:
+  // Memory layout. Starting or ending a flow touches each of its ~10 constraints, so every record is small and
+  // no record owns a heap block: a variable's hops are one block of `hops_`, a constraint's users one block of
+  // `uses_` (both arenas of plain structs, addressed by index; freed blocks are kept on free lists by size and
+  // reused, so steady-state operation does not allocate), and a constraint is one 64-byte cache line.
   struct Use {
     VariableId variable;
-    std::uint32_t hop;  // index of this constraint in the variable's list
+    std::uint32_t hop;  // index in hops_ of the Hop that points back here
   };
   struct Hop {
     ConstraintId constraint;
-    std::uint32_t slot;  // index of the variable in the constraint's `users`
+    std::uint32_t slot;  // index of the variable in the constraint's users
+  };
+  // A block of an arena: `size` entries in use from `begin`, room for `capacity`.
+  struct Block {
+    std::uint32_t begin = 0;
+    std::uint32_t size = 0;
+    std::uint32_t capacity = 0;
   };
   struct Variable {
-    std::vector<Hop> hops;
     double weight = 1.0;
-    double bound = kUnbounded;
-    double cap = kUnbounded;  // the most it can ever get: min(bound, the smallest capacity it uses)
+    double cap = kUnbounded;   // the most it can ever get: min(bound, the smallest capacity it uses)
     double value = 0;
-    std::uint32_t mark = 0;   // epoch of the last component walk that reached it
-    std::uint32_t fixed = 0;  // epoch in which progressive filling fixed it
+    std::uint32_t hops = 0;    // its hops are hops_[hops, hops + hop_count), in the order it was given
+    std::uint32_t hop_count = 0;
+    std::uint32_t mark = 0;    // epoch of the last component walk that reached it
+    std::uint32_t fixed = 0;   // epoch in which progressive filling fixed it
   };
-  struct Constraint {
+  struct alignas(64) Constraint {
     double capacity = 0;
-    std::vector<Use> users;
-    double left = 0;          // capacity not yet given out, during a solve
-    double weight_left = 0;   // weight of the users not yet fixed
+    double demand = 0;         // sum of its users' caps: at or below capacity, it can never bind
+    double left = 0;           // capacity not yet given out, during a solve
+    double weight_left = 0;    // weight of the users not yet fixed
+    Block users;               // in uses_; a user leaves by swapping the last one into its slot
     std::uint32_t unfixed = 0;
-    std::uint32_t mark = 0;   // epoch of the last component walk that reached it
-    std::uint32_t active = 0; // epoch in which it takes part in progressive filling (it can bind)
-    double demand = 0;        // sum of its users' caps: at or below capacity, it can never bind
+    std::uint32_t mark = 0;    // epoch of the last component walk that reached it
+    std::uint32_t active = 0;  // epoch in which it takes part in progressive filling (it can bind)
+    std::uint32_t touched = 0; // stamp of the last round of fixing that changed it
   };
   // A variable reaching its bound at `level` (= bound / weight); these are few (calibrated flows only).
   struct BoundLevel {
@@ -93,6 +104,13 @@ class MaxMinSystem {
   };
 
   [[nodiscard]] bool can_bind(const Constraint& c) const noexcept { return c.demand > c.capacity * (1 + 1e-12); }
+  [[nodiscard]] std::span<const Use> users(const Constraint& c) const noexcept {
+    return {uses_.data() + c.users.begin, c.users.size};
+  }
+  [[nodiscard]] std::span<const Hop> hops(const Variable& v) const noexcept {
+    return {hops_.data() + v.hops, v.hop_count};
+  }
+  void push_user(Constraint& c, Use u);
   void collect_component();
   void fix_bottleneck(ConstraintId c, double level);
   void fix(VariableId v, double value);
@@ -101,10 +119,13 @@ class MaxMinSystem {
   std::vector<Variable> variables_;
   std::vector<VariableId> free_;
   std::vector<Constraint> constraints_;
+  std::vector<Hop> hops_;
+  std::vector<std::vector<std::uint32_t>> free_hops_;  // by hop count: starts of free blocks in hops_
+  std::vector<Use> uses_;
+  std::vector<std::vector<std::uint32_t>> free_uses_;  // by log2(capacity): starts of free blocks in uses_
   std::vector<ConstraintId> dirty_;
   std::uint32_t epoch_ = 0;
   std::uint32_t stamp_ = 0;  // marks the constraints touched by one round of fixing
-  std::vector<std::uint32_t> touched_mark_;
   std::size_t largest_component_ = 0;
   // Scratch space reused by every solve.
   std::vector<ConstraintId> stack_, component_constraints_, touched_;
