@@ -39,6 +39,10 @@ std::uint32_t take_block(std::vector<T>& arena, std::vector<std::vector<std::uin
   return begin;
 }
 
+// Starts loading the cache line of `p` for writing. Adding or removing a variable touches ~10 records scattered
+// over megabytes; asking for all of them before using any lets their cache misses overlap instead of queueing.
+inline void prefetch(const void* p) { __builtin_prefetch(p, 1); }
+
 }  // namespace
 
 void MaxMinSystem::push_user(Constraint& c, Use u) {
@@ -75,6 +79,7 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
   var.value = 0;
   var.cap = bound;
   for (ConstraintId c : constraints) var.cap = std::min(var.cap, constraints_[c].capacity);
+  for (ConstraintId c : constraints) prefetch(uses_.data() + constraints_[c].users.begin + constraints_[c].users.size);
   for (std::uint32_t h = 0; h < count; ++h) {
     Constraint& c = constraints_[constraints[h]];
     hops_[first + h] = {constraints[h], c.users.size};
@@ -87,7 +92,14 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
 
 void MaxMinSystem::remove_variable(VariableId v) {
   Variable& var = variables_[v];
-  for (std::uint32_t h = var.hops; h < var.hops + var.hop_count; ++h) {
+  const std::uint32_t end = var.hops + var.hop_count;
+  for (std::uint32_t h = var.hops; h < end; ++h) prefetch(&constraints_[hops_[h].constraint]);
+  for (std::uint32_t h = var.hops; h < end; ++h) {
+    const Constraint& c = constraints_[hops_[h].constraint];
+    prefetch(uses_.data() + c.users.begin + c.users.size - 1);
+    prefetch(uses_.data() + c.users.begin + hops_[h].slot);
+  }
+  for (std::uint32_t h = var.hops; h < end; ++h) {
     const Hop hop = hops_[h];
     Constraint& c = constraints_[hop.constraint];
     Use* const slots = uses_.data() + c.users.begin;
