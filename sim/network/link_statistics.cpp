@@ -12,7 +12,17 @@ LinkStatistics::LinkStatistics(FlowNetwork& net)
 
 LinkStatistics::~LinkStatistics() { net_.remove_observer(*this); }
 
+namespace {
+
+// A route's ~10 channel records lie far apart; asking for all of them first lets their cache misses overlap.
+void prefetch_channels(const std::vector<ChannelStats>& channels, std::span<const ChannelId> route) {
+  for (ChannelId c : route) __builtin_prefetch(&channels[c], 1);
+}
+
+}  // namespace
+
 void LinkStatistics::on_flow_start(const FlowEvent& e) {
+  prefetch_channels(channels_, e.route);
   for (ChannelId c : e.route) {
     ChannelStats& s = channels_[c];
     if (s.active++ == 0) s.busy_since = e.at;
@@ -22,6 +32,7 @@ void LinkStatistics::on_flow_start(const FlowEvent& e) {
 }
 
 void LinkStatistics::on_flow_end(const FlowEvent& e) {
+  prefetch_channels(channels_, e.route);
   for (ChannelId c : e.route) {
     ChannelStats& s = channels_[c];
     s.bytes += e.bytes;

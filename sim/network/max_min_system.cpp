@@ -11,6 +11,8 @@ MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
   if (!(capacity >= 0)) throw std::invalid_argument("MaxMinSystem: a capacity must not be negative");
   constraints_.emplace_back();
   constraints_.back().capacity = capacity;
+  reached_.push_back(0);
+  bindable_.push_back(0);
   return static_cast<ConstraintId>(constraints_.size() - 1);
 }
 
@@ -69,6 +71,7 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
   } else {
     v = static_cast<VariableId>(variables_.size());
     variables_.emplace_back();
+    values_.push_back(0);
   }
   const auto count = static_cast<std::uint32_t>(constraints.size());
   const std::uint32_t first = take_block(hops_, free_hops_, count, count);
@@ -76,7 +79,7 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
   var.hops = first;
   var.hop_count = count;
   var.weight = weight;
-  var.value = 0;
+  values_[v] = 0;
   var.cap = bound;
   for (ConstraintId c : constraints) var.cap = std::min(var.cap, constraints_[c].capacity);
   for (ConstraintId c : constraints) prefetch(uses_.data() + constraints_[c].users.begin + constraints_[c].users.size);
@@ -85,6 +88,7 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
     hops_[first + h] = {constraints[h], c.users.size};
     push_user(c, {v, first + h});
     c.demand += var.cap;
+    bindable_[constraints[h]] = can_bind(c);
     dirty_.push_back(constraints[h]);
   }
   return v;
@@ -113,11 +117,12 @@ void MaxMinSystem::remove_variable(VariableId v) {
     } else {
       c.demand -= var.cap;
     }
+    bindable_[hop.constraint] = can_bind(c);
     dirty_.push_back(hop.constraint);
   }
   free_hops_[var.hop_count].push_back(var.hops);
   var.hop_count = 0;
-  var.value = 0;
+  values_[v] = 0;
   free_.push_back(v);
 }
 
@@ -137,10 +142,12 @@ void MaxMinSystem::collect_component() {
   stack_.clear();
   // A constraint is marked when first reached; one that can bind is queued once, one that cannot is not crossed.
   auto reach = [this](ConstraintId c) {
-    Constraint& con = constraints_[c];
-    if (con.mark == epoch_) return;
-    con.mark = epoch_;
-    if (can_bind(con)) stack_.push_back(c);
+    if (reached_[c] == epoch_) return;
+    reached_[c] = epoch_;
+    if (bindable_[c] != 0) {
+      prefetch(&constraints_[c]);
+      stack_.push_back(c);
+    }
   };
   auto take = [this, &reach](VariableId v) {
     Variable& var = variables_[v];
@@ -150,14 +157,13 @@ void MaxMinSystem::collect_component() {
     for (const Hop& hop : hops(var)) reach(hop.constraint);
   };
   for (ConstraintId c : dirty_) {  // seeds: their users always, whether they can bind or not
-    Constraint& con = constraints_[c];
-    if (con.mark == epoch_) continue;
-    if (can_bind(con)) {
+    if (reached_[c] == epoch_) continue;
+    if (bindable_[c] != 0) {
       reach(c);
       continue;
     }
-    con.mark = epoch_;
-    for (const Use& u : users(con)) take(u.variable);
+    reached_[c] = epoch_;
+    for (const Use& u : users(constraints_[c])) take(u.variable);
   }
   dirty_.clear();
   while (!stack_.empty()) {
@@ -169,6 +175,7 @@ void MaxMinSystem::collect_component() {
     con.left = con.capacity;
     con.unfixed = con.users.size;
     con.weight_left = 0;
+    for (const Use& u : users(con)) prefetch(&variables_[u.variable]);
     for (const Use& u : users(con)) {
       con.weight_left += variables_[u.variable].weight;
       take(u.variable);
@@ -180,7 +187,7 @@ void MaxMinSystem::collect_component() {
 void MaxMinSystem::fix(VariableId v, double value) {
   Variable& var = variables_[v];
   var.fixed = epoch_;
-  var.value = value;
+  values_[v] = value;
   for (const Hop& hop : hops(var)) {
     Constraint& con = constraints_[hop.constraint];
     if (con.active != epoch_) continue;

@@ -45,7 +45,7 @@ class MaxMinSystem {
   /// (valid until the next call that changes the system). Untouched variables keep their values.
   std::span<const VariableId> solve();
 
-  [[nodiscard]] double value(VariableId v) const { return variables_[v].value; }
+  [[nodiscard]] double value(VariableId v) const { return values_[v]; }
   [[nodiscard]] double capacity(ConstraintId c) const { return constraints_[c].capacity; }
   [[nodiscard]] std::size_t constraint_count() const noexcept { return constraints_.size(); }
   /// Variables currently using `c`, in no particular order.
@@ -59,7 +59,9 @@ class MaxMinSystem {
   // Memory layout. Starting or ending a flow touches each of its ~10 constraints, so every record is small and
   // no record owns a heap block: a variable's hops are one block of `hops_`, a constraint's users one block of
   // `uses_` (both arenas of plain structs, addressed by index; freed blocks are kept on free lists by size and
-  // reused, so steady-state operation does not allocate), and a constraint is one 64-byte cache line.
+  // reused, so steady-state operation does not allocate), a constraint is one 64-byte cache line and a variable
+  // half of one. What the component walk asks of every constraint it meets (reached yet? can it bind?) is kept
+  // apart in dense arrays, so it reads a constraint's record only when it crosses it.
   struct Use {
     VariableId variable;
     std::uint32_t hop;  // index in hops_ of the Hop that points back here
@@ -74,10 +76,9 @@ class MaxMinSystem {
     std::uint32_t size = 0;
     std::uint32_t capacity = 0;
   };
-  struct Variable {
+  struct alignas(32) Variable {
     double weight = 1.0;
     double cap = kUnbounded;   // the most it can ever get: min(bound, the smallest capacity it uses)
-    double value = 0;
     std::uint32_t hops = 0;    // its hops are hops_[hops, hops + hop_count), in the order it was given
     std::uint32_t hop_count = 0;
     std::uint32_t mark = 0;    // epoch of the last component walk that reached it
@@ -85,12 +86,11 @@ class MaxMinSystem {
   };
   struct alignas(64) Constraint {
     double capacity = 0;
-    double demand = 0;         // sum of its users' caps: at or below capacity, it can never bind
+    double demand = 0;         // sum of its users' caps: at or below capacity, it can never bind (bindable_)
     double left = 0;           // capacity not yet given out, during a solve
     double weight_left = 0;    // weight of the users not yet fixed
     Block users;               // in uses_; a user leaves by swapping the last one into its slot
     std::uint32_t unfixed = 0;
-    std::uint32_t mark = 0;    // epoch of the last component walk that reached it
     std::uint32_t active = 0;  // epoch in which it takes part in progressive filling (it can bind)
     std::uint32_t touched = 0; // stamp of the last round of fixing that changed it
   };
@@ -103,7 +103,7 @@ class MaxMinSystem {
     }
   };
 
-  [[nodiscard]] bool can_bind(const Constraint& c) const noexcept { return c.demand > c.capacity * (1 + 1e-12); }
+  [[nodiscard]] static bool can_bind(const Constraint& c) noexcept { return c.demand > c.capacity * (1 + 1e-12); }
   [[nodiscard]] std::span<const Use> users(const Constraint& c) const noexcept {
     return {uses_.data() + c.users.begin, c.users.size};
   }
@@ -117,8 +117,11 @@ class MaxMinSystem {
   void update_touched();
 
   std::vector<Variable> variables_;
+  std::vector<double> values_;  // by variable
   std::vector<VariableId> free_;
   std::vector<Constraint> constraints_;
+  std::vector<std::uint32_t> reached_;  // by constraint: epoch of the last component walk that reached it
+  std::vector<std::uint8_t> bindable_;  // by constraint: can_bind(), kept up to date with its demand
   std::vector<Hop> hops_;
   std::vector<std::vector<std::uint32_t>> free_hops_;  // by hop count: starts of free blocks in hops_
   std::vector<Use> uses_;
