@@ -15,7 +15,8 @@ LinkStatistics::~LinkStatistics() { net_.remove_observer(*this); }
 namespace {
 
 // A route's ~10 channel records lie far apart; asking for all of them first lets their cache misses overlap.
-void prefetch_channels(const std::vector<ChannelStats>& channels, std::span<const ChannelId> route) {
+template <class Record>
+void prefetch_channels(const std::vector<Record>& channels, std::span<const ChannelId> route) {
   for (ChannelId c : route) __builtin_prefetch(&channels[c], 1);
 }
 
@@ -24,8 +25,8 @@ void prefetch_channels(const std::vector<ChannelStats>& channels, std::span<cons
 void LinkStatistics::on_flow_start(const FlowEvent& e) {
   prefetch_channels(channels_, e.route);
   for (ChannelId c : e.route) {
-    ChannelStats& s = channels_[c];
-    if (s.active++ == 0) s.busy_since = e.at;
+    Counters& s = channels_[c];
+    if (s.active++ == 0) s.busy -= e.at;
     s.peak_flows = std::max(s.peak_flows, s.active);
     ++s.flows;
   }
@@ -34,15 +35,15 @@ void LinkStatistics::on_flow_start(const FlowEvent& e) {
 void LinkStatistics::on_flow_end(const FlowEvent& e) {
   prefetch_channels(channels_, e.route);
   for (ChannelId c : e.route) {
-    ChannelStats& s = channels_[c];
+    Counters& s = channels_[c];
     s.bytes += e.bytes;
-    if (--s.active == 0) s.busy += e.at - s.busy_since;
+    if (--s.active == 0) s.busy += e.at;
   }
 }
 
 Time LinkStatistics::busy_time(ChannelId c, Time now) const {
-  const ChannelStats& s = channels_[c];
-  return s.busy + (s.active > 0 ? now - s.busy_since : Time::zero());
+  const Counters& s = channels_[c];
+  return s.active > 0 ? s.busy + now : s.busy;
 }
 
 LinkReport LinkStatistics::report(Time now, Time elapsed, int top_n) const {
@@ -58,7 +59,7 @@ LinkReport LinkStatistics::report(Time now, Time elapsed, int top_n) const {
   std::array<Tier, kLinkTierCount> tiers{};
   std::vector<ChannelId> used;
   for (ChannelId c = 0; c < static_cast<ChannelId>(channels_.size()); ++c) {
-    const ChannelStats& s = channels_[c];
+    const Counters& s = channels_[c];
     if (s.flows == 0) continue;
     used.push_back(c);
     Tier& tier = tiers[static_cast<std::size_t>(t.channel_edge(c).tier)];
@@ -86,7 +87,7 @@ LinkReport LinkStatistics::report(Time now, Time elapsed, int top_n) const {
                     });
   for (std::size_t i = 0; i < n; ++i) {
     const ChannelId c = used[i];
-    const ChannelStats& s = channels_[c];
+    const Counters& s = channels_[c];
     const Time busy = busy_time(c, now);
     r.top_links.push_back({t.channel_name(c), t.channel_edge(c).tier, t.channel_capacity(c), s.bytes, busy,
                            elapsed > Time::zero() ? busy.seconds() / elapsed.seconds() : 0.0, s.peak_flows});

@@ -12,14 +12,12 @@
 
 namespace cs {
 
-/// What one channel (one direction of one link) carried.
+/// What one channel (one direction of one link) carried. Its busy time is LinkStatistics::busy_time().
 struct ChannelStats {
   Bytes bytes;           ///< payload of completed flows that crossed it
-  Time busy;             ///< time with at least one flow moving bytes (closed intervals only)
   int peak_flows = 0;    ///< most flows sharing it at once
   int flows = 0;         ///< flows that crossed it
   int active = 0;        ///< flows on it now
-  Time busy_since;       ///< start of the current busy interval, while `active` > 0
 };
 
 struct TierSummary {
@@ -66,7 +64,10 @@ class LinkStatistics final : public FlowObserver {
   void on_flow_start(const FlowEvent& event) override;
   void on_flow_end(const FlowEvent& event) override;
 
-  [[nodiscard]] const ChannelStats& channel(ChannelId c) const { return channels_[c]; }
+  [[nodiscard]] ChannelStats channel(ChannelId c) const {
+    const Counters& s = channels_[c];
+    return {s.bytes, s.peak_flows, s.flows, s.active};
+  }
   /// Busy time of `c` up to `now`, counting a busy interval still open.
   [[nodiscard]] Time busy_time(ChannelId c, Time now) const;
   /// Summary at `now`; `elapsed` (the simulated span) turns busy time into utilisation; `top_n` limits the
@@ -74,8 +75,19 @@ class LinkStatistics final : public FlowObserver {
   [[nodiscard]] LinkReport report(Time now, Time elapsed, int top_n = 10) const;
 
  private:
+  // Every flow's start and end updates the counters of each channel of its route, so they are one 32-byte
+  // record per channel (two to a cache line) holding busy time in one field: while the channel is busy,
+  // `busy` is the closed intervals' total minus the start of the open one, so busy up to `now` is busy + now.
+  struct alignas(32) Counters {
+    Bytes bytes;
+    Time busy;
+    int peak_flows = 0;
+    int flows = 0;
+    int active = 0;
+  };
+
   FlowNetwork& net_;
-  std::vector<ChannelStats> channels_;
+  std::vector<Counters> channels_;
 };
 
 }  // namespace cs
