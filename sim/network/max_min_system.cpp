@@ -13,6 +13,7 @@ MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
   constraints_.back().capacity = capacity;
   reached_.push_back(0);
   bindable_.push_back(0);
+  active_.push_back(0);
   return static_cast<ConstraintId>(constraints_.size() - 1);
 }
 
@@ -170,7 +171,7 @@ void MaxMinSystem::collect_component() {
     const ConstraintId c = stack_.back();
     stack_.pop_back();
     Constraint& con = constraints_[c];
-    con.active = epoch_;
+    active_[c] = epoch_;
     component_constraints_.push_back(c);
     con.left = con.capacity;
     con.unfixed = con.users.size;
@@ -189,8 +190,8 @@ void MaxMinSystem::fix(VariableId v, double value) {
   var.fixed = epoch_;
   values_[v] = value;
   for (const Hop& hop : hops(var)) {
+    if (active_[hop.constraint] != epoch_) continue;
     Constraint& con = constraints_[hop.constraint];
-    if (con.active != epoch_) continue;
     con.left = std::max(0.0, con.left - value);
     con.weight_left -= var.weight;
     --con.unfixed;

@@ -60,8 +60,8 @@ class MaxMinSystem {
   // no record owns a heap block: a variable's hops are one block of `hops_`, a constraint's users one block of
   // `uses_` (both arenas of plain structs, addressed by index; freed blocks are kept on free lists by size and
   // reused, so steady-state operation does not allocate), a constraint is one 64-byte cache line and a variable
-  // half of one. What the component walk asks of every constraint it meets (reached yet? can it bind?) is kept
-  // apart in dense arrays, so it reads a constraint's record only when it crosses it.
+  // half of one. What the component walk and the fixing ask of every constraint they meet (reached yet? can it
+  // bind? is it being filled?) is kept apart in dense arrays, so a record is read only where it is crossed.
   struct Use {
     VariableId variable;
     std::uint32_t hop;  // index in hops_ of the Hop that points back here
@@ -91,7 +91,6 @@ class MaxMinSystem {
     double weight_left = 0;    // weight of the users not yet fixed
     Block users;               // in uses_; a user leaves by swapping the last one into its slot
     std::uint32_t unfixed = 0;
-    std::uint32_t active = 0;  // epoch in which it takes part in progressive filling (it can bind)
     std::uint32_t touched = 0; // stamp of the last round of fixing that changed it
   };
   // A variable reaching its bound at `level` (= bound / weight); these are few (calibrated flows only).
@@ -122,6 +121,7 @@ class MaxMinSystem {
   std::vector<Constraint> constraints_;
   std::vector<std::uint32_t> reached_;  // by constraint: epoch of the last component walk that reached it
   std::vector<std::uint8_t> bindable_;  // by constraint: can_bind(), kept up to date with its demand
+  std::vector<std::uint32_t> active_;   // by constraint: epoch in which it takes part in progressive filling
   std::vector<Hop> hops_;
   std::vector<std::vector<std::uint32_t>> free_hops_;  // by hop count: starts of free blocks in hops_
   std::vector<Use> uses_;
