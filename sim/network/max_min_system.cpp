@@ -11,9 +11,8 @@ MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
   if (!(capacity >= 0)) throw std::invalid_argument("MaxMinSystem: a capacity must not be negative");
   constraints_.emplace_back();
   constraints_.back().capacity = capacity;
-  reached_.push_back(0);
+  walk_.emplace_back();
   bindable_.push_back(0);
-  active_.push_back(0);
   return static_cast<ConstraintId>(constraints_.size() - 1);
 }
 
@@ -139,12 +138,13 @@ std::vector<MaxMinSystem::VariableId> MaxMinSystem::variables_on(ConstraintId c)
 void MaxMinSystem::collect_component() {
   ++epoch_;
   component_constraints_.clear();
+  fill_.clear();
   component_variables_.clear();
   stack_.clear();
   // A constraint is marked when first reached; one that can bind is queued once, one that cannot is not crossed.
   auto reach = [this](ConstraintId c) {
-    if (reached_[c] == epoch_) return;
-    reached_[c] = epoch_;
+    if (walk_[c].epoch == epoch_) return;
+    walk_[c] = {epoch_, kNotFilled};
     if (bindable_[c] != 0) {
       prefetch(&constraints_[c]);
       stack_.push_back(c);
@@ -158,29 +158,28 @@ void MaxMinSystem::collect_component() {
     for (const Hop& hop : hops(var)) reach(hop.constraint);
   };
   for (ConstraintId c : dirty_) {  // seeds: their users always, whether they can bind or not
-    if (reached_[c] == epoch_) continue;
+    if (walk_[c].epoch == epoch_) continue;
     if (bindable_[c] != 0) {
       reach(c);
       continue;
     }
-    reached_[c] = epoch_;
+    walk_[c] = {epoch_, kNotFilled};
     for (const Use& u : users(constraints_[c])) take(u.variable);
   }
   dirty_.clear();
   while (!stack_.empty()) {
     const ConstraintId c = stack_.back();
     stack_.pop_back();
-    Constraint& con = constraints_[c];
-    active_[c] = epoch_;
+    const Constraint& con = constraints_[c];
+    walk_[c].fill = static_cast<std::uint32_t>(component_constraints_.size());
     component_constraints_.push_back(c);
-    con.left = con.capacity;
-    con.unfixed = con.users.size;
-    con.weight_left = 0;
     for (const Use& u : users(con)) prefetch(&variables_[u.variable]);
+    double weight = 0;
     for (const Use& u : users(con)) {
-      con.weight_left += variables_[u.variable].weight;
+      weight += variables_[u.variable].weight;
       take(u.variable);
     }
+    fill_.push_back({con.capacity, weight, con.users.size, 0});
   }
 }
 
@@ -190,14 +189,15 @@ void MaxMinSystem::fix(VariableId v, double value) {
   var.fixed = epoch_;
   values_[v] = value;
   for (const Hop& hop : hops(var)) {
-    if (active_[hop.constraint] != epoch_) continue;
-    Constraint& con = constraints_[hop.constraint];
-    con.left = std::max(0.0, con.left - value);
-    con.weight_left -= var.weight;
-    --con.unfixed;
-    if (con.touched != stamp_) {
-      con.touched = stamp_;
-      touched_.push_back(hop.constraint);
+    const Walk w = walk_[hop.constraint];
+    if (w.epoch != epoch_ || w.fill == kNotFilled) continue;
+    Fill& f = fill_[w.fill];
+    f.left = std::max(0.0, f.left - value);
+    f.weight_left -= var.weight;
+    --f.unfixed;
+    if (f.touched != stamp_) {
+      f.touched = stamp_;
+      touched_.push_back(w.fill);
     }
   }
 }
@@ -205,10 +205,10 @@ void MaxMinSystem::fix(VariableId v, double value) {
 // After a round of fixing: every touched constraint that still has unfixed users moves to its new level
 // left / unfixed weight (never lower than the level just fixed); the others leave the heap.
 void MaxMinSystem::update_touched() {
-  for (ConstraintId c : touched_) {
-    const Constraint& con = constraints_[c];
-    if (con.unfixed > 0) levels_.set(c, con.left / con.weight_left);
-    else levels_.erase(c);
+  for (std::uint32_t i : touched_) {
+    const Fill& f = fill_[i];
+    if (f.unfixed > 0) levels_.set(component_constraints_[i], f.left / f.weight_left);
+    else levels_.erase(component_constraints_[i]);
   }
   touched_.clear();
   ++stamp_;
@@ -230,9 +230,8 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   largest_component_ = std::max(largest_component_, component_variables_.size());
   levels_.reserve_ids(constraints_.size());
   ++stamp_;
-  for (ConstraintId c : component_constraints_) {
-    const Constraint& con = constraints_[c];
-    if (con.unfixed > 0) levels_.set(c, con.left / con.weight_left);
+  for (std::size_t i = 0; i < fill_.size(); ++i) {
+    if (fill_[i].unfixed > 0) levels_.set(component_constraints_[i], fill_[i].left / fill_[i].weight_left);
   }
   bounds_.clear();
   for (VariableId v : component_variables_) {

@@ -59,9 +59,10 @@ class MaxMinSystem {
   // Memory layout. Starting or ending a flow touches each of its ~10 constraints, so every record is small and
   // no record owns a heap block: a variable's hops are one block of `hops_`, a constraint's users one block of
   // `uses_` (both arenas of plain structs, addressed by index; freed blocks are kept on free lists by size and
-  // reused, so steady-state operation does not allocate), a constraint is one 64-byte cache line and a variable
-  // half of one. What the component walk and the fixing ask of every constraint they meet (reached yet? can it
-  // bind? is it being filled?) is kept apart in dense arrays, so a record is read only where it is crossed.
+  // reused, so steady-state operation does not allocate), and a constraint and a variable are 32 bytes each. What
+  // the component walk and the fixing ask of every constraint they meet (reached yet? can it bind? is it being
+  // filled?) is kept apart in dense arrays, so a record is read only where it is crossed; what filling needs of
+  // a crossed constraint is scratch (fill_) in the order of crossing.
   struct Use {
     VariableId variable;
     std::uint32_t hop;  // index in hops_ of the Hop that points back here
@@ -84,14 +85,23 @@ class MaxMinSystem {
     std::uint32_t mark = 0;    // epoch of the last component walk that reached it
     std::uint32_t fixed = 0;   // epoch in which progressive filling fixed it
   };
-  struct alignas(64) Constraint {
+  struct alignas(32) Constraint {
     double capacity = 0;
     double demand = 0;         // sum of its users' caps: at or below capacity, it can never bind (bindable_)
-    double left = 0;           // capacity not yet given out, during a solve
-    double weight_left = 0;    // weight of the users not yet fixed
     Block users;               // in uses_; a user leaves by swapping the last one into its slot
-    std::uint32_t unfixed = 0;
-    std::uint32_t touched = 0; // stamp of the last round of fixing that changed it
+  };
+  static constexpr std::uint32_t kNotFilled = ~std::uint32_t{0};
+  // Where the component walk left a constraint.
+  struct Walk {
+    std::uint32_t epoch = 0;         // of the last walk that reached it
+    std::uint32_t fill = kNotFilled; // in that walk, its index in component_constraints_ and fill_ if crossed
+  };
+  // A constraint crossed by this solve's walk, as progressive filling changes it.
+  struct Fill {
+    double left;                // capacity not yet given out
+    double weight_left;         // weight of the users not yet fixed
+    std::uint32_t unfixed;      // users not yet fixed
+    std::uint32_t touched;      // stamp of the last round of fixing that changed it
   };
   // A variable reaching its bound at `level` (= bound / weight); these are few (calibrated flows only).
   struct BoundLevel {
@@ -119,9 +129,8 @@ class MaxMinSystem {
   std::vector<double> values_;  // by variable
   std::vector<VariableId> free_;
   std::vector<Constraint> constraints_;
-  std::vector<std::uint32_t> reached_;  // by constraint: epoch of the last component walk that reached it
+  std::vector<Walk> walk_;              // by constraint
   std::vector<std::uint8_t> bindable_;  // by constraint: can_bind(), kept up to date with its demand
-  std::vector<std::uint32_t> active_;   // by constraint: epoch in which it takes part in progressive filling
   std::vector<Hop> hops_;
   std::vector<std::vector<std::uint32_t>> free_hops_;  // by hop count: starts of free blocks in hops_
   std::vector<Use> uses_;
@@ -131,7 +140,9 @@ class MaxMinSystem {
   std::uint32_t stamp_ = 0;  // marks the constraints touched by one round of fixing
   std::size_t largest_component_ = 0;
   // Scratch space reused by every solve.
-  std::vector<ConstraintId> stack_, component_constraints_, touched_;
+  std::vector<ConstraintId> stack_, component_constraints_;
+  std::vector<Fill> fill_;                 // by index in component_constraints_
+  std::vector<std::uint32_t> touched_;     // indices in fill_ changed by this round of fixing
   std::vector<VariableId> component_variables_;
   LevelHeap levels_;                // constraints by level = left / unfixed weight, one entry each
   std::vector<BoundLevel> bounds_;  // min-heap (std::greater)
