@@ -47,17 +47,14 @@ inline void prefetch(const void* p) { __builtin_prefetch(p, 1); }
 
 }  // namespace
 
-void MaxMinSystem::push_user(Constraint& c, Use u) {
-  if (c.users.size == c.users.capacity) {
-    const std::uint32_t size_class = c.users.capacity == 0 ? kSmallestUsersClass : users_class(c.users.capacity) + 1;
-    const std::uint32_t capacity = std::uint32_t{1} << size_class;
-    const std::uint32_t begin = take_block(uses_, free_uses_, size_class, capacity);
-    std::copy_n(uses_.begin() + c.users.begin, c.users.size, uses_.begin() + begin);
-    if (c.users.capacity > 0) free_uses_[users_class(c.users.capacity)].push_back(c.users.begin);
-    c.users.begin = begin;
-    c.users.capacity = capacity;
-  }
-  uses_[c.users.begin + c.users.size++] = u;
+void MaxMinSystem::grow_users(Constraint& c) {
+  const std::uint32_t size_class = c.users.capacity == 0 ? kSmallestUsersClass : users_class(c.users.capacity) + 1;
+  const std::uint32_t capacity = std::uint32_t{1} << size_class;
+  const std::uint32_t begin = take_block(uses_, free_uses_, size_class, capacity);
+  std::copy_n(uses_.begin() + c.users.begin, c.users.size, uses_.begin() + begin);
+  if (c.users.capacity > 0) free_uses_[users_class(c.users.capacity)].push_back(c.users.begin);
+  c.users.begin = begin;
+  c.users.capacity = capacity;
 }
 
 MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId> constraints, double weight,
@@ -86,7 +83,8 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
   for (std::uint32_t h = 0; h < count; ++h) {
     Constraint& c = constraints_[constraints[h]];
     hops_[first + h] = {constraints[h], c.users.size};
-    push_user(c, {v, first + h});
+    if (c.users.size == c.users.capacity) grow_users(c);
+    uses_[c.users.begin + c.users.size++] = {v, first + h};
     c.demand += var.cap;
     bindable_[constraints[h]] = can_bind(c);
     dirty_.push_back(constraints[h]);

@@ -119,7 +119,7 @@ class MaxMinSystem {
   [[nodiscard]] std::span<const Hop> hops(const Variable& v) const noexcept {
     return {hops_.data() + v.hops, v.hop_count};
   }
-  void push_user(Constraint& c, Use u);
+  void grow_users(Constraint& c);  // moves c's users to a block of twice the room (the first: 4)
   void collect_component();
   void fix_bottleneck(ConstraintId c, double level);
   void fix(VariableId v, double value);
