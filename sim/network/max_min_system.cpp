@@ -21,10 +21,6 @@ namespace {
 // Blocks of users hold 2^k entries, k >= kSmallestUsersClass.
 constexpr std::uint32_t kSmallestUsersClass = 2;
 
-std::uint32_t users_class(std::uint32_t capacity) {
-  return static_cast<std::uint32_t>(std::bit_width(capacity) - 1);
-}
-
 // A block of `count` entries from `arena`: the last one freed with that `size_class`, else new ones at the end.
 template <class T>
 std::uint32_t take_block(std::vector<T>& arena, std::vector<std::vector<std::uint32_t>>& free_blocks,
@@ -48,13 +44,12 @@ inline void prefetch(const void* p) { __builtin_prefetch(p, 1); }
 }  // namespace
 
 void MaxMinSystem::grow_users(Constraint& c) {
-  const std::uint32_t size_class = c.users.capacity == 0 ? kSmallestUsersClass : users_class(c.users.capacity) + 1;
-  const std::uint32_t capacity = std::uint32_t{1} << size_class;
-  const std::uint32_t begin = take_block(uses_, free_uses_, size_class, capacity);
-  std::copy_n(uses_.begin() + c.users.begin, c.users.size, uses_.begin() + begin);
-  if (c.users.capacity > 0) free_uses_[users_class(c.users.capacity)].push_back(c.users.begin);
-  c.users.begin = begin;
-  c.users.capacity = capacity;
+  const std::uint32_t size_class = c.room_class == 0 ? kSmallestUsersClass : c.room_class + 1;
+  const std::uint32_t begin = take_block(uses_, free_uses_, size_class, std::uint32_t{1} << size_class);
+  std::copy_n(user_slots(c), c.user_count, uses_.begin() + begin);
+  if (c.room_class > 0) free_uses_[c.room_class].push_back(c.begin);
+  c.begin = begin;
+  c.room_class = size_class;
 }
 
 MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId> constraints, double weight,
@@ -79,12 +74,14 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
   values_[v] = 0;
   var.cap = bound;
   for (ConstraintId c : constraints) var.cap = std::min(var.cap, constraints_[c].capacity);
-  for (ConstraintId c : constraints) prefetch(uses_.data() + constraints_[c].users.begin + constraints_[c].users.size);
+  for (ConstraintId c : constraints) {
+    if (constraints_[c].room_class > 0) prefetch(uses_.data() + constraints_[c].begin + constraints_[c].user_count);
+  }
   for (std::uint32_t h = 0; h < count; ++h) {
     Constraint& c = constraints_[constraints[h]];
-    hops_[first + h] = {constraints[h], c.users.size};
-    if (c.users.size == c.users.capacity) grow_users(c);
-    uses_[c.users.begin + c.users.size++] = {v, first + h};
+    hops_[first + h] = {constraints[h], c.user_count};
+    if (c.user_count == std::uint32_t{1} << c.room_class) grow_users(c);
+    user_slots(c)[c.user_count++] = {v, first + h};
     c.demand += var.cap;
     bindable_[constraints[h]] = can_bind(c);
     dirty_.push_back(constraints[h]);
@@ -98,20 +95,24 @@ void MaxMinSystem::remove_variable(VariableId v) {
   for (std::uint32_t h = var.hops; h < end; ++h) prefetch(&constraints_[hops_[h].constraint]);
   for (std::uint32_t h = var.hops; h < end; ++h) {
     const Constraint& c = constraints_[hops_[h].constraint];
-    prefetch(uses_.data() + c.users.begin + c.users.size - 1);
-    prefetch(uses_.data() + c.users.begin + hops_[h].slot);
+    if (c.room_class == 0) continue;
+    prefetch(uses_.data() + c.begin + c.user_count - 1);
+    prefetch(uses_.data() + c.begin + hops_[h].slot);
   }
   for (std::uint32_t h = var.hops; h < end; ++h) {
     const Hop hop = hops_[h];
     Constraint& c = constraints_[hop.constraint];
-    Use* const slots = uses_.data() + c.users.begin;
-    const Use last = slots[c.users.size - 1];
+    Use* const slots = user_slots(c);
+    const Use last = slots[c.user_count - 1];
     slots[hop.slot] = last;
     hops_[last.hop].slot = hop.slot;
-    if (--c.users.size == 0) {
+    if (--c.user_count == 0) {
       c.demand = 0.0;
-      free_uses_[users_class(c.users.capacity)].push_back(c.users.begin);
-      c.users = {};
+      if (c.room_class > 0) {
+        free_uses_[c.room_class].push_back(c.begin);
+        c.room_class = 0;
+        c.one = {};
+      }
     } else {
       c.demand -= var.cap;
     }
@@ -177,7 +178,7 @@ void MaxMinSystem::collect_component() {
       weight += variables_[u.variable].weight;
       take(u.variable);
     }
-    fill_.push_back({con.capacity, weight, con.users.size, 0});
+    fill_.push_back({con.capacity, weight, con.user_count, 0});
   }
 }
 

@@ -50,7 +50,7 @@ class MaxMinSystem {
   [[nodiscard]] std::size_t constraint_count() const noexcept { return constraints_.size(); }
   /// Variables currently using `c`, in no particular order.
   [[nodiscard]] std::vector<VariableId> variables_on(ConstraintId c) const;
-  [[nodiscard]] std::size_t load(ConstraintId c) const { return constraints_[c].users.size; }
+  [[nodiscard]] std::size_t load(ConstraintId c) const { return constraints_[c].user_count; }
   [[nodiscard]] bool has_pending_changes() const noexcept { return !dirty_.empty(); }
   /// Most variables re-solved by one call to solve().
   [[nodiscard]] std::size_t largest_component() const noexcept { return largest_component_; }
@@ -59,7 +59,9 @@ class MaxMinSystem {
   // Memory layout. Starting or ending a flow touches each of its ~10 constraints, so every record is small and
   // no record owns a heap block: a variable's hops are one block of `hops_`, a constraint's users one block of
   // `uses_` (both arenas of plain structs, addressed by index; freed blocks are kept on free lists by size and
-  // reused, so steady-state operation does not allocate), and a constraint and a variable are 32 bytes each. What
+  // reused, so steady-state operation does not allocate), and a constraint and a variable are 32 bytes each.
+  // Most constraints carry one flow at a time, so a constraint with a single user keeps it in its own record
+  // and takes a block only when a second one comes (and gives it back when it empties). What
   // the component walk and the fixing ask of every constraint they meet (reached yet? can it bind? is it being
   // filled?) is kept apart in dense arrays, so a record is read only where it is crossed; what filling needs of
   // a crossed constraint is scratch (fill_) in the order of crossing.
@@ -71,12 +73,6 @@ class MaxMinSystem {
     ConstraintId constraint;
     std::uint32_t slot;  // index of the variable in the constraint's users
   };
-  // A block of an arena: `size` entries in use from `begin`, room for `capacity`.
-  struct Block {
-    std::uint32_t begin = 0;
-    std::uint32_t size = 0;
-    std::uint32_t capacity = 0;
-  };
   struct alignas(32) Variable {
     double weight = 1.0;
     double cap = kUnbounded;   // the most it can ever get: min(bound, the smallest capacity it uses)
@@ -87,8 +83,14 @@ class MaxMinSystem {
   };
   struct alignas(32) Constraint {
     double capacity = 0;
-    double demand = 0;         // sum of its users' caps: at or below capacity, it can never bind (bindable_)
-    Block users;               // in uses_; a user leaves by swapping the last one into its slot
+    double demand = 0;             // sum of its users' caps: at or below capacity, it can never bind (bindable_)
+    std::uint32_t user_count = 0;  // a user leaves by swapping the last one into its slot
+    std::uint32_t room_class = 0;  // 0: room for one user, `one`; k > 0: room for 2^k users in uses_ from `begin`
+    union {
+      Use one;
+      std::uint32_t begin;
+    };
+    Constraint() : one{} {}
   };
   static constexpr std::uint32_t kNotFilled = ~std::uint32_t{0};
   // Where the component walk left a constraint.
@@ -113,13 +115,15 @@ class MaxMinSystem {
   };
 
   [[nodiscard]] static bool can_bind(const Constraint& c) noexcept { return c.demand > c.capacity * (1 + 1e-12); }
-  [[nodiscard]] std::span<const Use> users(const Constraint& c) const noexcept {
-    return {uses_.data() + c.users.begin, c.users.size};
+  [[nodiscard]] const Use* user_slots(const Constraint& c) const noexcept {
+    return c.room_class == 0 ? &c.one : uses_.data() + c.begin;
   }
+  [[nodiscard]] Use* user_slots(Constraint& c) noexcept { return c.room_class == 0 ? &c.one : uses_.data() + c.begin; }
+  [[nodiscard]] std::span<const Use> users(const Constraint& c) const noexcept { return {user_slots(c), c.user_count}; }
   [[nodiscard]] std::span<const Hop> hops(const Variable& v) const noexcept {
     return {hops_.data() + v.hops, v.hop_count};
   }
-  void grow_users(Constraint& c);  // moves c's users to a block of twice the room (the first: 4)
+  void grow_users(Constraint& c);  // moves c's users to a block of twice the room (the first block: 4)
   void collect_component();
   void fix_bottleneck(ConstraintId c, double level);
   void fix(VariableId v, double value);
