@@ -12,41 +12,63 @@ LinkStatistics::LinkStatistics(FlowNetwork& net)
 
 LinkStatistics::~LinkStatistics() { net_.remove_observer(*this); }
 
-namespace {
+void LinkStatistics::on_flow_start(const FlowEvent& e) { queue(e, false); }
 
-// A route's ~10 channel records lie far apart; asking for all of them first lets their cache misses overlap.
-template <class Record>
-void prefetch_channels(const std::vector<Record>& channels, std::span<const ChannelId> route) {
-  for (ChannelId c : route) __builtin_prefetch(&channels[c], 1);
+void LinkStatistics::on_flow_end(const FlowEvent& e) { queue(e, true); }
+
+void LinkStatistics::queue(const FlowEvent& e, bool end) {
+  pending_.push_back({e.at, e.bytes, static_cast<std::uint32_t>(pending_channels_.size()),
+                      static_cast<std::uint32_t>(e.route.size()), end});
+  for (ChannelId c : e.route) pending_channels_.push_back(c);  // routes are short: no call to memmove
+  if (pending_.size() >= kBatch) count_pending();
 }
 
-}  // namespace
-
-void LinkStatistics::on_flow_start(const FlowEvent& e) {
-  prefetch_channels(channels_, e.route);
-  for (ChannelId c : e.route) {
-    Counters& s = channels_[c];
-    if (s.active++ == 0) s.busy -= e.at;
-    s.peak_flows = std::max(s.peak_flows, s.active);
-    ++s.flows;
+void LinkStatistics::count_pending() const {
+  // Four events ahead is ~30 channel records in flight: enough to hide the memory latency.
+  constexpr std::size_t kAhead = 4;
+  const std::size_t n = pending_.size();
+  if (n == 0) return;
+  auto fetch = [this](const Pending& p) {
+    for (std::uint32_t i = p.first; i < p.first + p.count; ++i) __builtin_prefetch(&channels_[pending_channels_[i]], 1);
+  };
+  for (std::size_t i = 0; i < std::min(kAhead, n); ++i) fetch(pending_[i]);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) fetch(pending_[i + kAhead]);
+    const Pending& p = pending_[i];
+    const std::span<const ChannelId> route(pending_channels_.data() + p.first, p.count);
+    if (p.end) {
+      for (ChannelId c : route) {
+        Counters& s = channels_[c];
+        s.bytes += p.bytes;
+        if (--s.active == 0) s.busy += p.at;
+      }
+    } else {
+      for (ChannelId c : route) {
+        Counters& s = channels_[c];
+        if (s.active++ == 0) s.busy -= p.at;
+        s.peak_flows = std::max(s.peak_flows, s.active);
+        ++s.flows;
+      }
+    }
   }
+  pending_.clear();
+  pending_channels_.clear();
 }
 
-void LinkStatistics::on_flow_end(const FlowEvent& e) {
-  prefetch_channels(channels_, e.route);
-  for (ChannelId c : e.route) {
-    Counters& s = channels_[c];
-    s.bytes += e.bytes;
-    if (--s.active == 0) s.busy += e.at;
-  }
+ChannelStats LinkStatistics::channel(ChannelId c) const {
+  count_pending();
+  const Counters& s = channels_[c];
+  return {s.bytes, s.peak_flows, s.flows, s.active};
 }
 
 Time LinkStatistics::busy_time(ChannelId c, Time now) const {
+  count_pending();
   const Counters& s = channels_[c];
   return s.active > 0 ? s.busy + now : s.busy;
 }
 
 LinkReport LinkStatistics::report(Time now, Time elapsed, int top_n) const {
+  count_pending();
   const Topology& t = net_.topology();
   struct Tier {
     int used = 0;
