@@ -96,7 +96,7 @@ class LinkStatistics final : public FlowObserver {
     std::uint32_t count;
     bool end;
   };
-  static constexpr std::size_t kBatch = 4096;  // events queued before they are counted
+  static constexpr std::size_t kBatch = 64;  // events queued before they are counted (more evict solver data)
   void queue(const FlowEvent& e, bool end);
   void count_pending() const;  // logically const: brings the counters up to date
 
