@@ -142,8 +142,9 @@ void MaxMinSystem::collect_component() {
   stack_.clear();
   // A constraint is marked when first reached; one that can bind is queued once, one that cannot is not crossed.
   auto reach = [this](ConstraintId c) {
-    if (walk_[c].epoch == epoch_) return;
-    walk_[c] = {epoch_, kNotFilled};
+    Walk& w = walk_[c];
+    if (w.epoch == epoch_) return;
+    w = {epoch_, kNotFilled};
     if (bindable_[c] != 0) {
       prefetch(&constraints_[c]);
       stack_.push_back(c);
@@ -154,15 +155,25 @@ void MaxMinSystem::collect_component() {
     if (var.mark == epoch_) return;
     var.mark = epoch_;
     component_variables_.push_back(v);
+    for (const Hop& hop : hops(var)) prefetch(&walk_[hop.constraint]);
     for (const Hop& hop : hops(var)) reach(hop.constraint);
   };
-  for (ConstraintId c : dirty_) {  // seeds: their users always, whether they can bind or not
-    if (walk_[c].epoch == epoch_) continue;
+  // Seeds: their users always, whether they can bind or not. The dirty list is known in advance, so the entries
+  // of the seeds a few places ahead are fetched while one is handled.
+  constexpr std::size_t kAhead = 8;
+  for (std::size_t i = 0; i < dirty_.size(); ++i) {
+    if (i + kAhead < dirty_.size()) {
+      prefetch(&walk_[dirty_[i + kAhead]]);
+      prefetch(&constraints_[dirty_[i + kAhead]]);
+    }
+    const ConstraintId c = dirty_[i];
+    Walk& w = walk_[c];
+    if (w.epoch == epoch_) continue;
     if (bindable_[c] != 0) {
       reach(c);
       continue;
     }
-    walk_[c] = {epoch_, kNotFilled};
+    w = {epoch_, kNotFilled};
     for (const Use& u : users(constraints_[c])) take(u.variable);
   }
   dirty_.clear();

@@ -83,7 +83,7 @@ class MaxMinSystem {
   };
   struct alignas(32) Constraint {
     double capacity = 0;
-    double demand = 0;             // sum of its users' caps: at or below capacity, it can never bind (bindable_)
+    double demand = 0;             // sum of its users' caps: at or below capacity, it can never bind
     std::uint32_t user_count = 0;  // a user leaves by swapping the last one into its slot
     std::uint32_t room_class = 0;  // 0: room for one user, `one`; k > 0: room for 2^k users in uses_ from `begin`
     union {
