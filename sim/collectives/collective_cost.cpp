@@ -1,21 +1,37 @@
 #include "sim/collectives/collective_cost.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <map>
+#include <span>
 
 #include "sim/topology/router.hpp"
 
 namespace cs {
 
+// Called for every group of every collective (a pipeline transfer is 2,048 groups of two), so small groups are
+// counted on the stack.
 GroupShape shape_of(const Topology& t, const std::vector<int>& group) {
   GroupShape g;
   g.ranks = static_cast<int>(group.size());
-  std::map<int, int> per;
-  for (int r : group) ++per[t.node_of(r)];
-  g.nodes = static_cast<int>(per.size());
-  for (const auto& [node, k] : per) g.per_node = std::max(g.per_node, k);
-  for (const auto& [node, k] : per) g.uniform = g.uniform && k == g.per_node;
+  std::array<int, 64> small;
+  std::vector<int> large;
+  std::span<int> nodes(small.data(), group.size());
+  if (group.size() > small.size()) {
+    large.resize(group.size());
+    nodes = large;
+  }
+  std::transform(group.begin(), group.end(), nodes.begin(), [&t](int r) { return t.node_of(r); });
+  std::sort(nodes.begin(), nodes.end());
+  for (std::size_t i = 0; i < nodes.size();) {  // each run of one node id is that node's ranks
+    std::size_t j = i;
+    while (j < nodes.size() && nodes[j] == nodes[i]) ++j;
+    const int k = static_cast<int>(j - i);
+    g.uniform = g.uniform && (g.nodes == 0 || k == g.per_node);
+    ++g.nodes;
+    g.per_node = std::max(g.per_node, k);
+    i = j;
+  }
   g.intra_class = t.node().scale_up.kind == ScaleUpKind::nvswitch ? LinkClass::nvlink : LinkClass::pcie;
   g.link_class = g.nodes > 1 ? LinkClass::network : g.intra_class;
   return g;

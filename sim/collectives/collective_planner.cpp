@@ -67,7 +67,6 @@ class GroupPlanner {
   }
 
   void ring(CollectiveKind k, const std::vector<int>& group, double S, const GroupShape& g, std::size_t phase = 0) {
-    const auto nodes = by_node(t_, group);
     const int n = g.ranks;
     const int C = channels_for(g);
     const double dn = n;
@@ -91,7 +90,7 @@ class GroupPlanner {
     }
     // A chunk crosses every edge of its ring once per pass, so the ring's latency is `steps` times the mean
     // edge latency (intra-node edges are short, node-crossing edges long), the same for every edge's flow.
-    for (const auto& seq : rings(nodes, C)) {
+    for (const auto& seq : rings(by_node(t_, group), C)) {
       std::vector<std::pair<int, int>> edges;
       for (std::size_t i = 0; i + 1 < seq.size(); ++i) edges.emplace_back(seq[i], seq[i + 1]);
       if (!chain && seq.size() > 1) edges.emplace_back(seq.back(), seq.front());

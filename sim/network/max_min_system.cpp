@@ -1,6 +1,7 @@
 #include "sim/network/max_min_system.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <stdexcept>
 
@@ -10,7 +11,45 @@ MaxMinSystem::ConstraintId MaxMinSystem::add_constraint(double capacity) {
   if (!(capacity >= 0)) throw std::invalid_argument("MaxMinSystem: a capacity must not be negative");
   constraints_.emplace_back();
   constraints_.back().capacity = capacity;
+  walk_.emplace_back();
+  bindable_.push_back(0);
   return static_cast<ConstraintId>(constraints_.size() - 1);
+}
+
+namespace {
+
+// Blocks of users hold 2^k entries, k >= kSmallestUsersClass.
+constexpr std::uint32_t kSmallestUsersClass = 2;
+
+// A block of `count` entries from `arena`: the last one freed with that `size_class`, else new ones at the end.
+template <class T>
+std::uint32_t take_block(std::vector<T>& arena, std::vector<std::vector<std::uint32_t>>& free_blocks,
+                         std::uint32_t size_class, std::uint32_t count) {
+  if (free_blocks.size() <= size_class) free_blocks.resize(size_class + 1);
+  std::vector<std::uint32_t>& list = free_blocks[size_class];
+  if (!list.empty()) {
+    const std::uint32_t begin = list.back();
+    list.pop_back();
+    return begin;
+  }
+  const auto begin = static_cast<std::uint32_t>(arena.size());
+  arena.resize(arena.size() + count);
+  return begin;
+}
+
+// Starts loading the cache line of `p` for writing. Adding or removing a variable touches ~10 records scattered
+// over megabytes; asking for all of them before using any lets their cache misses overlap instead of queueing.
+inline void prefetch(const void* p) { __builtin_prefetch(p, 1); }
+
+}  // namespace
+
+void MaxMinSystem::grow_users(Constraint& c) {
+  const std::uint32_t size_class = c.room_class == 0 ? kSmallestUsersClass : c.room_class + 1;
+  const std::uint32_t begin = take_block(uses_, free_uses_, size_class, std::uint32_t{1} << size_class);
+  std::copy_n(user_slots(c), c.user_count, uses_.begin() + begin);
+  if (c.room_class > 0) free_uses_[c.room_class].push_back(c.begin);
+  c.begin = begin;
+  c.room_class = size_class;
 }
 
 MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId> constraints, double weight,
@@ -24,19 +63,27 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
   } else {
     v = static_cast<VariableId>(variables_.size());
     variables_.emplace_back();
+    values_.push_back(0);
   }
+  const auto count = static_cast<std::uint32_t>(constraints.size());
+  const std::uint32_t first = take_block(hops_, free_hops_, count, count);
   Variable& var = variables_[v];
-  var.hops.resize(constraints.size());
+  var.hops = first;
+  var.hop_count = count;
   var.weight = weight;
-  var.bound = bound;
-  var.value = 0;
+  values_[v] = 0;
   var.cap = bound;
   for (ConstraintId c : constraints) var.cap = std::min(var.cap, constraints_[c].capacity);
-  for (std::size_t h = 0; h < constraints.size(); ++h) {
+  for (ConstraintId c : constraints) {
+    if (constraints_[c].room_class > 0) prefetch(uses_.data() + constraints_[c].begin + constraints_[c].user_count);
+  }
+  for (std::uint32_t h = 0; h < count; ++h) {
     Constraint& c = constraints_[constraints[h]];
-    var.hops[h] = {constraints[h], static_cast<std::uint32_t>(c.users.size())};
-    c.users.push_back({v, static_cast<std::uint32_t>(h)});
+    hops_[first + h] = {constraints[h], c.user_count};
+    if (c.user_count == std::uint32_t{1} << c.room_class) grow_users(c);
+    user_slots(c)[c.user_count++] = {v, first + h};
     c.demand += var.cap;
+    bindable_[constraints[h]] = can_bind(c);
     dirty_.push_back(constraints[h]);
   }
   return v;
@@ -44,23 +91,43 @@ MaxMinSystem::VariableId MaxMinSystem::add_variable(std::span<const ConstraintId
 
 void MaxMinSystem::remove_variable(VariableId v) {
   Variable& var = variables_[v];
-  for (const Hop& hop : var.hops) {
+  const std::uint32_t end = var.hops + var.hop_count;
+  for (std::uint32_t h = var.hops; h < end; ++h) prefetch(&constraints_[hops_[h].constraint]);
+  for (std::uint32_t h = var.hops; h < end; ++h) {
+    const Constraint& c = constraints_[hops_[h].constraint];
+    if (c.room_class == 0) continue;
+    prefetch(uses_.data() + c.begin + c.user_count - 1);
+    prefetch(uses_.data() + c.begin + hops_[h].slot);
+  }
+  for (std::uint32_t h = var.hops; h < end; ++h) {
+    const Hop hop = hops_[h];
     Constraint& c = constraints_[hop.constraint];
-    const Use last = c.users.back();
-    c.users[hop.slot] = last;
-    variables_[last.variable].hops[last.hop].slot = hop.slot;
-    c.users.pop_back();
-    c.demand = c.users.empty() ? 0.0 : c.demand - var.cap;
+    Use* const slots = user_slots(c);
+    const Use last = slots[c.user_count - 1];
+    slots[hop.slot] = last;
+    hops_[last.hop].slot = hop.slot;
+    if (--c.user_count == 0) {
+      c.demand = 0.0;
+      if (c.room_class > 0) {
+        free_uses_[c.room_class].push_back(c.begin);
+        c.room_class = 0;
+        c.one = {};
+      }
+    } else {
+      c.demand -= var.cap;
+    }
+    bindable_[hop.constraint] = can_bind(c);
     dirty_.push_back(hop.constraint);
   }
-  var.hops.clear();
-  var.value = 0;
+  free_hops_[var.hop_count].push_back(var.hops);
+  var.hop_count = 0;
+  values_[v] = 0;
   free_.push_back(v);
 }
 
 std::vector<MaxMinSystem::VariableId> MaxMinSystem::variables_on(ConstraintId c) const {
   std::vector<VariableId> out;
-  for (const Use& u : constraints_[c].users) out.push_back(u.variable);
+  for (const Use& u : users(constraints_[c])) out.push_back(u.variable);
   return out;
 }
 
@@ -70,46 +137,59 @@ std::vector<MaxMinSystem::VariableId> MaxMinSystem::variables_on(ConstraintId c)
 void MaxMinSystem::collect_component() {
   ++epoch_;
   component_constraints_.clear();
+  fill_.clear();
   component_variables_.clear();
   stack_.clear();
   // A constraint is marked when first reached; one that can bind is queued once, one that cannot is not crossed.
   auto reach = [this](ConstraintId c) {
-    Constraint& con = constraints_[c];
-    if (con.mark == epoch_) return;
-    con.mark = epoch_;
-    if (can_bind(con)) stack_.push_back(c);
+    Walk& w = walk_[c];
+    if (w.epoch == epoch_) return;
+    w = {epoch_, kNotFilled};
+    if (bindable_[c] != 0) {
+      prefetch(&constraints_[c]);
+      stack_.push_back(c);
+    }
   };
   auto take = [this, &reach](VariableId v) {
     Variable& var = variables_[v];
     if (var.mark == epoch_) return;
     var.mark = epoch_;
     component_variables_.push_back(v);
-    for (const Hop& hop : var.hops) reach(hop.constraint);
+    for (const Hop& hop : hops(var)) prefetch(&walk_[hop.constraint]);
+    for (const Hop& hop : hops(var)) reach(hop.constraint);
   };
-  for (ConstraintId c : dirty_) {  // seeds: their users always, whether they can bind or not
-    Constraint& con = constraints_[c];
-    if (con.mark == epoch_) continue;
-    if (can_bind(con)) {
+  // Seeds: their users always, whether they can bind or not. The dirty list is known in advance, so the entries
+  // of the seeds a few places ahead are fetched while one is handled.
+  constexpr std::size_t kAhead = 8;
+  for (std::size_t i = 0; i < dirty_.size(); ++i) {
+    if (i + kAhead < dirty_.size()) {
+      prefetch(&walk_[dirty_[i + kAhead]]);
+      prefetch(&constraints_[dirty_[i + kAhead]]);
+    }
+    const ConstraintId c = dirty_[i];
+    Walk& w = walk_[c];
+    if (w.epoch == epoch_) continue;
+    if (bindable_[c] != 0) {
       reach(c);
       continue;
     }
-    con.mark = epoch_;
-    for (const Use& u : con.users) take(u.variable);
+    w = {epoch_, kNotFilled};
+    for (const Use& u : users(constraints_[c])) take(u.variable);
   }
   dirty_.clear();
   while (!stack_.empty()) {
     const ConstraintId c = stack_.back();
     stack_.pop_back();
-    Constraint& con = constraints_[c];
-    con.active = epoch_;
+    const Constraint& con = constraints_[c];
+    walk_[c].fill = static_cast<std::uint32_t>(component_constraints_.size());
     component_constraints_.push_back(c);
-    con.left = con.capacity;
-    con.unfixed = static_cast<std::uint32_t>(con.users.size());
-    con.weight_left = 0;
-    for (const Use& u : con.users) {
-      con.weight_left += variables_[u.variable].weight;
+    for (const Use& u : users(con)) prefetch(&variables_[u.variable]);
+    double weight = 0;
+    for (const Use& u : users(con)) {
+      weight += variables_[u.variable].weight;
       take(u.variable);
     }
+    fill_.push_back({con.capacity, weight, con.user_count, 0});
   }
 }
 
@@ -117,16 +197,17 @@ void MaxMinSystem::collect_component() {
 void MaxMinSystem::fix(VariableId v, double value) {
   Variable& var = variables_[v];
   var.fixed = epoch_;
-  var.value = value;
-  for (const Hop& hop : var.hops) {
-    Constraint& con = constraints_[hop.constraint];
-    if (con.active != epoch_) continue;
-    con.left = std::max(0.0, con.left - value);
-    con.weight_left -= var.weight;
-    --con.unfixed;
-    if (touched_mark_[hop.constraint] != stamp_) {
-      touched_mark_[hop.constraint] = stamp_;
-      touched_.push_back(hop.constraint);
+  values_[v] = value;
+  for (const Hop& hop : hops(var)) {
+    const Walk w = walk_[hop.constraint];
+    if (w.epoch != epoch_ || w.fill == kNotFilled) continue;
+    Fill& f = fill_[w.fill];
+    f.left = std::max(0.0, f.left - value);
+    f.weight_left -= var.weight;
+    --f.unfixed;
+    if (f.touched != stamp_) {
+      f.touched = stamp_;
+      touched_.push_back(w.fill);
     }
   }
 }
@@ -134,17 +215,17 @@ void MaxMinSystem::fix(VariableId v, double value) {
 // After a round of fixing: every touched constraint that still has unfixed users moves to its new level
 // left / unfixed weight (never lower than the level just fixed); the others leave the heap.
 void MaxMinSystem::update_touched() {
-  for (ConstraintId c : touched_) {
-    const Constraint& con = constraints_[c];
-    if (con.unfixed > 0) levels_.set(c, con.left / con.weight_left);
-    else levels_.erase(c);
+  for (std::uint32_t i : touched_) {
+    const Fill& f = fill_[i];
+    if (f.unfixed > 0) levels_.set(component_constraints_[i], f.left / f.weight_left);
+    else levels_.erase(component_constraints_[i]);
   }
   touched_.clear();
   ++stamp_;
 }
 
 void MaxMinSystem::fix_bottleneck(ConstraintId c, double level) {
-  for (const Use& u : constraints_[c].users) {
+  for (const Use& u : users(constraints_[c])) {
     const Variable& var = variables_[u.variable];
     if (var.fixed != epoch_) fix(u.variable, var.weight * level);
   }
@@ -158,11 +239,9 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   collect_component();
   largest_component_ = std::max(largest_component_, component_variables_.size());
   levels_.reserve_ids(constraints_.size());
-  if (touched_mark_.size() < constraints_.size()) touched_mark_.resize(constraints_.size(), 0);
   ++stamp_;
-  for (ConstraintId c : component_constraints_) {
-    const Constraint& con = constraints_[c];
-    if (con.unfixed > 0) levels_.set(c, con.left / con.weight_left);
+  for (std::size_t i = 0; i < fill_.size(); ++i) {
+    if (fill_[i].unfixed > 0) levels_.set(component_constraints_[i], fill_[i].left / fill_[i].weight_left);
   }
   bounds_.clear();
   for (VariableId v : component_variables_) {

@@ -168,9 +168,8 @@ void Router::append_switch_path(VertexId sa, VertexId sb, std::uint64_t hash, st
 
 RouteView Router::route_switches(VertexId from, VertexId to) {
   const std::uint64_t key = (3ULL << 62) | (static_cast<std::uint64_t>(from) << 31) | static_cast<std::uint32_t>(to);
-  if (auto it = routes_.find(key); it != routes_.end()) {
-    const RouteEntry& e = it->second;
-    return RouteView{std::span<const ChannelId>(pool_.data() + e.offset, e.length), e.latency};
+  if (const RouteTable::Entry* e = routes_.find(key)) {
+    return RouteView{std::span<const ChannelId>(pool_.data() + e->offset, e->length), e->latency};
   }
   if (fabric_index_[static_cast<std::size_t>(from)] < 0 || fabric_index_[static_cast<std::size_t>(to)] < 0) {
     throw std::logic_error("route_switches: " + t_.vertex_name(from) + " or " + t_.vertex_name(to) + " is not a fabric switch");
@@ -187,9 +186,8 @@ RouteView Router::route(int src, int dst) {
     throw std::out_of_range("GPU rank out of range: " + std::to_string(src) + " -> " + std::to_string(dst));
   }
   const std::uint64_t key = (static_cast<std::uint64_t>(src) << 32) | static_cast<std::uint32_t>(dst);
-  if (auto it = routes_.find(key); it != routes_.end()) {
-    const RouteEntry& e = it->second;
-    return RouteView{std::span<const ChannelId>(pool_.data() + e.offset, e.length), e.latency};
+  if (const RouteTable::Entry* e = routes_.find(key)) {
+    return RouteView{std::span<const ChannelId>(pool_.data() + e->offset, e->length), e->latency};
   }
   std::vector<ChannelId>& path = scratch_;
   path.clear();
@@ -243,9 +241,8 @@ RouteView Router::route(int src, int dst) {
 
 RouteView Router::route_to_fabric(int gpu, bool upward) {
   const std::uint64_t key = (1ULL << 62) | (static_cast<std::uint64_t>(gpu) << 1) | (upward ? 1U : 0U);
-  if (auto it = routes_.find(key); it != routes_.end()) {
-    const RouteEntry& e = it->second;
-    return RouteView{std::span<const ChannelId>(pool_.data() + e.offset, e.length), e.latency};
+  if (const RouteTable::Entry* e = routes_.find(key)) {
+    return RouteView{std::span<const ChannelId>(pool_.data() + e->offset, e->length), e->latency};
   }
   const int node = t_.node_of(gpu);
   const int nic_local = t_.nic_of_local_gpu(t_.local_of(gpu));
@@ -269,9 +266,8 @@ RouteView Router::route_to_fabric(int gpu, bool upward) {
 
 RouteView Router::route_vertices(VertexId from, VertexId to) {
   const std::uint64_t key = (1ULL << 63) | (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
-  if (auto it = routes_.find(key); it != routes_.end()) {
-    const RouteEntry& e = it->second;
-    return RouteView{std::span<const ChannelId>(pool_.data() + e.offset, e.length), e.latency};
+  if (const RouteTable::Entry* e = routes_.find(key)) {
+    return RouteView{std::span<const ChannelId>(pool_.data() + e->offset, e->length), e->latency};
   }
   const std::size_t n = boost::num_vertices(t_.graph());
   std::vector<std::size_t> pred(n);
@@ -298,9 +294,9 @@ RouteView Router::route_vertices(VertexId from, VertexId to) {
 }
 
 RouteView Router::store(std::uint64_t key, const std::vector<ChannelId>& path, Time latency) {
-  RouteEntry e{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint32_t>(path.size()), latency};
+  const RouteTable::Entry e{static_cast<std::uint32_t>(pool_.size()), static_cast<std::uint32_t>(path.size()), latency};
   pool_.insert(pool_.end(), path.begin(), path.end());
-  routes_.emplace(key, e);
+  routes_.insert(key, e);
   return RouteView{std::span<const ChannelId>(pool_.data() + e.offset, e.length), latency};
 }
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/topology/route_table.hpp"
 #include "sim/topology/topology.hpp"
 
 namespace cs {
@@ -37,12 +38,6 @@ class Router {
   [[nodiscard]] int fabric_distance(VertexId nic_a, VertexId nic_b);
 
  private:
-  struct RouteEntry {
-    std::uint32_t offset;
-    std::uint32_t length;
-    Time latency;
-  };
-
   void index_fabric();  // once, in the constructor
   void append_pcie_path(VertexId from, VertexId to, std::vector<ChannelId>& out, Time& latency);
   void append_fabric_path(VertexId nic_from, VertexId nic_to, std::uint64_t hash, std::vector<ChannelId>& out,
@@ -54,7 +49,7 @@ class Router {
   [[nodiscard]] RouteView store(std::uint64_t key, const std::vector<ChannelId>& path, Time latency);
 
   const Topology& t_;
-  std::unordered_map<std::uint64_t, RouteEntry> routes_;
+  RouteTable routes_;
   std::vector<ChannelId> pool_;
   // Fabric switches (leaf, spine, core, router) in a compact index space.
   std::vector<int> fabric_index_;        // vertex -> compact index or -1
