@@ -217,8 +217,8 @@ void MaxMinSystem::fix(VariableId v, double value) {
 void MaxMinSystem::update_touched() {
   for (std::uint32_t i : touched_) {
     const Fill& f = fill_[i];
-    if (f.unfixed > 0) levels_.set(component_constraints_[i], f.left / f.weight_left);
-    else levels_.erase(component_constraints_[i]);
+    if (f.unfixed > 0) levels_.set(i, component_constraints_[i], f.left / f.weight_left);
+    else levels_.erase(i);
   }
   touched_.clear();
   ++stamp_;
@@ -238,29 +238,29 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   }
   collect_component();
   largest_component_ = std::max(largest_component_, component_variables_.size());
-  levels_.reserve_ids(constraints_.size());
+  levels_.reserve_slots(fill_.size());
   ++stamp_;
-  for (std::size_t i = 0; i < fill_.size(); ++i) {
-    if (fill_[i].unfixed > 0) levels_.set(component_constraints_[i], fill_[i].left / fill_[i].weight_left);
+  for (std::uint32_t i = 0; i < fill_.size(); ++i) {
+    if (fill_[i].unfixed > 0) levels_.set(i, component_constraints_[i], fill_[i].left / fill_[i].weight_left);
   }
+  // Every variable reaches its cap at some level; they are taken in increasing (level, id) order.
   bounds_.clear();
   for (VariableId v : component_variables_) {
     const Variable& var = variables_[v];
     if (var.cap != kUnbounded) bounds_.push_back({var.cap / var.weight, v});
   }
-  std::make_heap(bounds_.begin(), bounds_.end(), std::greater<>{});
+  std::sort(bounds_.begin(), bounds_.end(), [](const BoundLevel& a, const BoundLevel& b) { return b > a; });
+  std::size_t next_bound = 0;
   // Rounds in increasing level; at equal levels a constraint goes before a bound, lower ids first.
-  while (!levels_.empty() || !bounds_.empty()) {
-    if (!bounds_.empty() && (levels_.empty() || bounds_.front().level < levels_.top_level())) {
-      const BoundLevel b = bounds_.front();
-      std::pop_heap(bounds_.begin(), bounds_.end(), std::greater<>{});
-      bounds_.pop_back();
+  while (!levels_.empty() || next_bound < bounds_.size()) {
+    if (next_bound < bounds_.size() && (levels_.empty() || bounds_[next_bound].level < levels_.top_level())) {
+      const BoundLevel b = bounds_[next_bound++];
       if (variables_[b.variable].fixed == epoch_) continue;
       fix(b.variable, variables_[b.variable].cap);
     } else {
       const ConstraintId c = levels_.top_id();
       const double level = levels_.top_level();
-      levels_.erase(c);
+      levels_.erase(levels_.top_slot());
       fix_bottleneck(c, level);
     }
     update_touched();
