@@ -1,7 +1,5 @@
 // Constraints keyed by their fill level, as an indexed binary min-heap ordered by (level, id): one entry per
 // constraint, moved in place when its level changes, so a solve never pops stale entries. O(log n) per update.
-// An entry is found by its slot, the constraint's index in the component being solved, so the index array is
-// as small as the component (not one entry per constraint of the network).
 #pragma once
 
 #include <cstdint>
@@ -11,21 +9,21 @@ namespace cs {
 
 class LevelHeap {
  public:
-  /// Makes room for slots below `n` (all absent).
-  void reserve_slots(std::size_t n) {
+  /// Makes room for ids below `n` (all absent).
+  void reserve_ids(std::size_t n) {
     if (position_.size() < n) position_.resize(n, kAbsent);
   }
   void clear() {
-    for (const Entry& e : heap_) position_[e.slot] = kAbsent;
+    for (const Entry& e : heap_) position_[e.id] = kAbsent;
     heap_.clear();
   }
-  /// Inserts constraint `id` in `slot` at `level`, or moves it there.
-  void set(std::uint32_t slot, std::uint32_t id, double level) {
-    std::uint32_t i = position_[slot];
+  /// Inserts `id` at `level`, or moves it there.
+  void set(std::uint32_t id, double level) {
+    std::uint32_t i = position_[id];
     if (i == kAbsent) {
       i = static_cast<std::uint32_t>(heap_.size());
-      heap_.push_back({level, id, slot});
-      position_[slot] = i;
+      heap_.push_back({level, id});
+      position_[id] = i;
       up(i);
       return;
     }
@@ -34,25 +32,23 @@ class LevelHeap {
     if (heap_[i] < old) up(i);
     else down(i);
   }
-  void erase(std::uint32_t slot) {
-    if (position_[slot] != kAbsent) erase_at(position_[slot]);
+  void erase(std::uint32_t id) {
+    if (position_[id] != kAbsent) erase_at(position_[id]);
   }
   [[nodiscard]] bool empty() const noexcept { return heap_.empty(); }
   [[nodiscard]] double top_level() const { return heap_.front().level; }
   [[nodiscard]] std::uint32_t top_id() const { return heap_.front().id; }
-  [[nodiscard]] std::uint32_t top_slot() const { return heap_.front().slot; }
 
  private:
   struct Entry {
     double level;
     std::uint32_t id;
-    std::uint32_t slot;
     bool operator<(const Entry& o) const noexcept { return level != o.level ? level < o.level : id < o.id; }
   };
   static constexpr std::uint32_t kAbsent = ~std::uint32_t{0};
   void place(std::uint32_t i, const Entry& e) {
     heap_[i] = e;
-    position_[e.slot] = i;
+    position_[e.id] = i;
   }
   void up(std::uint32_t i) {
     const Entry e = heap_[i];
@@ -78,7 +74,7 @@ class LevelHeap {
     place(i, e);
   }
   void erase_at(std::uint32_t i) {
-    position_[heap_[i].slot] = kAbsent;
+    position_[heap_[i].id] = kAbsent;
     const Entry last = heap_.back();
     heap_.pop_back();
     if (i == heap_.size()) return;
@@ -89,7 +85,7 @@ class LevelHeap {
   }
 
   std::vector<Entry> heap_;
-  std::vector<std::uint32_t> position_;  // slot -> index in heap_, or kAbsent
+  std::vector<std::uint32_t> position_;
 };
 
 }  // namespace cs

@@ -217,8 +217,8 @@ void MaxMinSystem::fix(VariableId v, double value) {
 void MaxMinSystem::update_touched() {
   for (std::uint32_t i : touched_) {
     const Fill& f = fill_[i];
-    if (f.unfixed > 0) levels_.set(i, component_constraints_[i], f.left / f.weight_left);
-    else levels_.erase(i);
+    if (f.unfixed > 0) levels_.set(component_constraints_[i], f.left / f.weight_left);
+    else levels_.erase(component_constraints_[i]);
   }
   touched_.clear();
   ++stamp_;
@@ -238,10 +238,10 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   }
   collect_component();
   largest_component_ = std::max(largest_component_, component_variables_.size());
-  levels_.reserve_slots(fill_.size());
+  levels_.reserve_ids(constraints_.size());
   ++stamp_;
-  for (std::uint32_t i = 0; i < fill_.size(); ++i) {
-    if (fill_[i].unfixed > 0) levels_.set(i, component_constraints_[i], fill_[i].left / fill_[i].weight_left);
+  for (std::size_t i = 0; i < fill_.size(); ++i) {
+    if (fill_[i].unfixed > 0) levels_.set(component_constraints_[i], fill_[i].left / fill_[i].weight_left);
   }
   // Every variable reaches its cap at some level; they are taken in increasing (level, id) order.
   bounds_.clear();
@@ -260,7 +260,7 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
     } else {
       const ConstraintId c = levels_.top_id();
       const double level = levels_.top_level();
-      levels_.erase(levels_.top_slot());
+      levels_.erase(c);
       fix_bottleneck(c, level);
     }
     update_touched();
