@@ -243,18 +243,18 @@ std::span<const MaxMinSystem::VariableId> MaxMinSystem::solve() {
   for (std::size_t i = 0; i < fill_.size(); ++i) {
     if (fill_[i].unfixed > 0) levels_.set(component_constraints_[i], fill_[i].left / fill_[i].weight_left);
   }
+  // Every variable reaches its cap at some level; they are taken in increasing (level, id) order.
   bounds_.clear();
   for (VariableId v : component_variables_) {
     const Variable& var = variables_[v];
     if (var.cap != kUnbounded) bounds_.push_back({var.cap / var.weight, v});
   }
-  std::make_heap(bounds_.begin(), bounds_.end(), std::greater<>{});
+  std::sort(bounds_.begin(), bounds_.end(), [](const BoundLevel& a, const BoundLevel& b) { return b > a; });
+  std::size_t next_bound = 0;
   // Rounds in increasing level; at equal levels a constraint goes before a bound, lower ids first.
-  while (!levels_.empty() || !bounds_.empty()) {
-    if (!bounds_.empty() && (levels_.empty() || bounds_.front().level < levels_.top_level())) {
-      const BoundLevel b = bounds_.front();
-      std::pop_heap(bounds_.begin(), bounds_.end(), std::greater<>{});
-      bounds_.pop_back();
+  while (!levels_.empty() || next_bound < bounds_.size()) {
+    if (next_bound < bounds_.size() && (levels_.empty() || bounds_[next_bound].level < levels_.top_level())) {
+      const BoundLevel b = bounds_[next_bound++];
       if (variables_[b.variable].fixed == epoch_) continue;
       fix(b.variable, variables_[b.variable].cap);
     } else {

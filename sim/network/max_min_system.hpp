@@ -105,7 +105,7 @@ class MaxMinSystem {
     std::uint32_t unfixed;      // users not yet fixed
     std::uint32_t touched;      // stamp of the last round of fixing that changed it
   };
-  // A variable reaching its bound at `level` (= bound / weight); these are few (calibrated flows only).
+  // A variable reaching its cap at `level` (= cap / weight); every variable has one (a capacity is finite).
   struct BoundLevel {
     double level;
     VariableId variable;
@@ -149,7 +149,7 @@ class MaxMinSystem {
   std::vector<std::uint32_t> touched_;     // indices in fill_ changed by this round of fixing
   std::vector<VariableId> component_variables_;
   LevelHeap levels_;                // constraints by level = left / unfixed weight, one entry each
-  std::vector<BoundLevel> bounds_;  // min-heap (std::greater)
+  std::vector<BoundLevel> bounds_;  // sorted by (level, variable)
 };
 
 }  // namespace cs
