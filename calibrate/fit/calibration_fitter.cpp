@@ -115,6 +115,8 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   }
   std::map<DType, double> clock_correction;
   const auto at_max_clock = [&](const CalibrationSample& s) {
+    // A steady sample's clock reading is its settled clock: no correction.
+    if (p.fits.power_cap && s.clocks == "steady") return s.median.value() / clock_factor(*p.fits.power_cap, s.sm_mhz);
     if (!p.fits.power_cap || s.clocks != "sustained") return s.median.value();
     const auto c = clock_correction.find(dtype_of(s));
     return s.median.value() / clock_factor(*p.fits.power_cap, s.sm_mhz) *
@@ -124,7 +126,7 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
     std::map<DType, std::vector<GemmSample>> burst_tn;
     for (std::size_t i : gemm_idx) {
       const CalibrationSample& s = file.samples[i];
-      if (!held.count(i) && s.clocks != "sustained" && layout_of(s) == GemmLayout::tn) {
+      if (!held.count(i) && s.clocks != "sustained" && s.clocks != "steady" && layout_of(s) == GemmLayout::tn) {
         burst_tn[dtype_of(s)].push_back({gemm_shape(s), s.median.value()});
       }
     }
@@ -157,12 +159,12 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   if (p.fits.power_cap) {
     for (std::size_t i : gemm_idx) {
       const CalibrationSample& s = file.samples[i];
-      if (!held.count(i) && s.clocks == "sustained") ++sustained_count[{dtype_of(s), layout_of(s)}];
+      if (!held.count(i) && (s.clocks == "sustained" || s.clocks == "steady")) ++sustained_count[{dtype_of(s), layout_of(s)}];
     }
   }
   const auto in_fit = [&](const CalibrationSample& s) {
     const auto c = sustained_count.find({dtype_of(s), layout_of(s)});
-    return s.clocks == "sustained" || c == sustained_count.end() || c->second < kMinSustained;
+    return s.clocks == "sustained" || s.clocks == "steady" || c == sustained_count.end() || c->second < kMinSustained;
   };
 
   // GEMM per format and layout; attention per direction and format.
@@ -307,18 +309,24 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
 }
 
 std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples,
-                                               bool at_recorded_clock) {
+                                               SampleClock clock) {
   const auto model = make_cost_model(profile);
   std::vector<HeldOutPrediction> out;
   const auto& pc = profile.fits.power_cap;
   for (const auto& s : samples.samples) {
-    if (s.kind == "gemm" && at_recorded_clock && pc) {
-      out.push_back({s, model->gemm_load(gemm_shape(s)).at(clock_fraction(*pc, s.sm_mhz)).seconds()});
-    } else if (s.kind == "gemm") {
-      out.push_back({s, model->gemm(gemm_shape(s)).seconds()});
-    } else if (s.kind == "attention") {
-      out.push_back({s, model->attention(attention_shape(s)).seconds()});
+    if (s.kind != "gemm" && s.kind != "attention") continue;
+    const KernelLoad load = s.kind == "gemm" ? model->gemm_load(gemm_shape(s)) : model->attention_load(attention_shape(s));
+    if (!pc || load.clock_bound == 0.0) {
+      out.push_back({s, (s.kind == "gemm" ? model->gemm(gemm_shape(s)) : model->attention(attention_shape(s))).seconds()});
+      continue;
     }
+    double f = 1.0;
+    switch (clock) {
+      case SampleClock::busy: f = std::min(pc->sustained_clock(std::span(&load, 1)), pc->busy_clock(pc->power_limit)); break;
+      case SampleClock::own: f = pc->sustained_clock(std::span(&load, 1)); break;
+      case SampleClock::recorded: f = clock_fraction(*pc, s.sm_mhz); break;
+    }
+    out.push_back({s, load.at(f).seconds(), f * pc->max_clock_mhz});
   }
   return out;
 }

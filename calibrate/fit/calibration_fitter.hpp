@@ -31,6 +31,7 @@ struct ModelReport {
 struct HeldOutPrediction {
   CalibrationSample sample;
   double predicted_s = 0;
+  double predicted_mhz = 0;  ///< the SM clock the prediction assumed (0: no power-cap model)
 };
 
 struct FitResult {
@@ -50,12 +51,19 @@ struct FitResult {
 [[nodiscard]] std::string format_prediction_subsets(const std::vector<HeldOutPrediction>& predictions,
                                                     const std::string& title);
 
+/// The SM clock a sample is priced at (profiles with a power-cap model; without one every mode is f_max).
+enum class SampleClock {
+  busy,      ///< the kernel on a GPU kept busy by training-size GEMMs: its own clock or the busy one, the
+             ///< lower (what `clustersim cost` prices; the check set timed right after filler GEMMs)
+  own,       ///< the kernel alone, back to back until the regulator settles: the clock its own power allows
+             ///< (gemm_check.py --settle-ms 250)
+  recorded,  ///< the SM clock the sample recorded: the fitted surfaces alone, without the clock model
+};
+
 /// Predictions of `profile` for every GEMM and attention sample of `samples` (formats the profile has no
-/// fit for included: they go through the profile's fallback model): what the simulator prices, each kernel
-/// back to back at the clock the profile's power-cap model gives it, or, with `at_recorded_clock`, at the
-/// SM clock each sample recorded (the fitted surfaces alone, without the clock model).
+/// fit for included: they go through the profile's fallback model) at the clock `clock` says.
 [[nodiscard]] std::vector<HeldOutPrediction> predict_samples(const DeviceProfile& profile, const SamplesFile& samples,
-                                                             bool at_recorded_clock = false);
+                                                             SampleClock clock = SampleClock::busy);
 
 /// The report as Markdown tables.
 [[nodiscard]] std::string format_report(const FitResult& r);

@@ -32,7 +32,7 @@ void write_predictions_csv(const std::string& path, const std::vector<cs::fit::H
                            const std::vector<cs::fit::HeldOutPrediction>& at_clock = {}) {
   std::ofstream h(path);
   if (!h) throw cs::InputError({path, 0, 0}, "", "cannot write");
-  h << "kind,op,dtype,layout,m,n,k,batch,heads,seq,head_dim,sm_mhz,watts,measured_s,predicted_s,error"
+  h << "kind,op,dtype,layout,m,n,k,batch,heads,seq,head_dim,sm_mhz,watts,measured_s,predicted_s,error,predicted_mhz"
     << (at_clock.empty() ? "" : ",predicted_at_clock_s") << '\n';
   for (std::size_t i = 0; i < predictions.size(); ++i) {
     const auto& p = predictions[i];
@@ -40,7 +40,8 @@ void write_predictions_csv(const std::string& path, const std::vector<cs::fit::H
     const double measured = s.median.value();
     h << s.kind << ',' << s.op << ',' << s.dtype << ',' << s.layout << ',' << s.m << ',' << s.n << ',' << s.k << ','
       << s.batch << ',' << s.heads << ',' << s.seq << ',' << s.head_dim << ',' << s.sm_mhz << ',' << s.watts.value()
-      << ',' << measured << ',' << p.predicted_s << ',' << (p.predicted_s - measured) / measured;
+      << ',' << measured << ',' << p.predicted_s << ',' << (p.predicted_s - measured) / measured << ','
+      << p.predicted_mhz;
     if (!at_clock.empty()) h << ',' << at_clock[i].predicted_s;
     h << '\n';
   }
@@ -100,19 +101,22 @@ int cmd_fit(const std::vector<std::string>& sample_files, const std::string& bas
 
 // A profile against samples it may never have seen (another run, another machine, a user's own GEMMs).
 int cmd_check_samples(const std::string& profile_name, const std::vector<std::string>& sample_files,
-                      const std::string& csv_path) {
+                      const std::string& csv_path, cs::fit::SampleClock clock) {
   const cs::DeviceProfile profile = cs::find_device_profile(profile_name);
   std::vector<cs::fit::HeldOutPrediction> all, at_clock;
   for (const auto& f : sample_files) {
     const cs::SamplesFile samples = cs::read_samples_file(f);
-    const auto p = cs::fit::predict_samples(profile, samples);
+    const auto p = cs::fit::predict_samples(profile, samples, clock);
     all.insert(all.end(), p.begin(), p.end());
-    const auto c = cs::fit::predict_samples(profile, samples, true);
+    const auto c = cs::fit::predict_samples(profile, samples, cs::fit::SampleClock::recorded);
     at_clock.insert(at_clock.end(), c.begin(), c.end());
   }
   if (all.empty()) throw cs::InputError({sample_files.front(), 0, 0}, "", "no GEMM or attention samples");
   if (!csv_path.empty()) write_predictions_csv(csv_path, all, at_clock);
-  std::cout << "profile " << profile.provenance.profile << " (" << profile.provenance.kind << ")\n\n"
+  static const char* const clocks[] = {"busy: a GPU kept busy by training-size GEMMs",
+                                       "own: each kernel alone in its steady state", "recorded"};
+  std::cout << "profile " << profile.provenance.profile << " (" << profile.provenance.kind << "), clock "
+            << clocks[static_cast<int>(clock)] << "\n\n"
             << cs::fit::format_prediction_subsets(all, "subset");
   if (profile.fits.power_cap) {
     std::cout << "\nThe same at each sample's recorded SM clock (the fitted surfaces without the clock model):\n\n"
@@ -201,11 +205,20 @@ int main(int argc, char** argv) {
   check_samples->add_option("--samples", check_files, "samples file(s)")->required()->check(CLI::ExistingFile);
   std::string check_csv;
   check_samples->add_option("--csv", check_csv, "also write every sample with its prediction here (CSV)");
+  cs::fit::SampleClock clock = cs::fit::SampleClock::busy;
+  const std::map<std::string, cs::fit::SampleClock> clock_names{
+      {"busy", cs::fit::SampleClock::busy}, {"own", cs::fit::SampleClock::own}, {"recorded", cs::fit::SampleClock::recorded}};
+  check_samples
+      ->add_option("--clock", clock,
+                   "clock each kernel is priced at: busy (after training-size GEMMs, as `clustersim cost`), own (alone "
+                   "in its steady state: gemm_check.py --settle-ms 250) or recorded (each sample's own reading)")
+      ->transform(CLI::CheckedTransformer(clock_names, CLI::ignore_case))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
     if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv, holdout_fraction, seed);
     if (*runs) return cmd_runs(db);
-    if (*check_samples) return cmd_check_samples(profile, check_files, check_csv);
+    if (*check_samples) return cmd_check_samples(profile, check_files, check_csv, clock);
     return cmd_check_steps(profile, measured);
   } catch (const cs::InputError& e) {
     std::cerr << "clustersim-fit: " << e.what() << "\n";

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <Eigen/Dense>
+
 namespace cs::fit {
 namespace {
 
@@ -24,6 +26,89 @@ std::string line(const char* f, double a, double b = 0, double c = 0, double d =
 }
 
 }  // namespace
+
+void fit_steady_power(const SamplesFile& file, const DeviceProfile& base, PowerCapModel& m, std::string& report) {
+  // Each GEMM measured alone in its steady state ran at the clock where its power meets the limit (or at f_max
+  // below it). Its dynamic power at f_max follows from its reading, (P - P_static) / (f / f_max)^gamma, and is
+  // fitted as active + tensor[format] * busy + memory_power * hbm (power_cap_model.hpp): busy is its tensor-core
+  // share and hbm its operands' share of the HBM bandwidth, both at f_max (time divided by the clock factor).
+  struct Row {
+    DType t;
+    double busy, hbm, y, mhz;
+  };
+  std::vector<Row> rows;
+  std::vector<DType> formats;
+  const double fmax = m.max_clock_mhz, p0 = m.static_power.value();
+  for (const auto& s : file.samples) {
+    DType t{};
+    if (s.kind != "gemm" || s.clocks != "steady" || s.sm_mhz <= 0 || s.watts <= m.static_power ||
+        !parse_dtype(s.dtype, t) || !base.gpu.peak.count(t)) {
+      continue;
+    }
+    const double t_fmax = s.median.value() / clock_factor(m, s.sm_mhz);
+    const double busy = 2.0 * s.m * s.n * s.k * s.batch / t_fmax / base.gpu.peak_for(t).value();
+    const double hbm = s.bytes.value() / t_fmax / base.gpu.memory_bandwidth.value();
+    const double f = std::min(s.sm_mhz, fmax) / fmax;
+    rows.push_back({t, busy, hbm, (s.watts.value() - p0) / std::pow(f, m.power_exponent) - m.memory_power.value() * hbm,
+                    s.sm_mhz});
+    if (std::find(formats.begin(), formats.end(), t) == formats.end()) formats.push_back(t);
+  }
+  if (rows.size() < 50) {
+    report += line("steady-state GEMM samples: %.0f (fewer than 50: no active/tensor split; tensor power alone)\n",
+                   static_cast<double>(rows.size()));
+    return;
+  }
+  std::sort(formats.begin(), formats.end());
+  const Eigen::Index n = static_cast<Eigen::Index>(rows.size()), k = 1 + static_cast<Eigen::Index>(formats.size());
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, k);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Row& r = rows[static_cast<std::size_t>(i)];
+    x(i, 0) = 1.0;
+    x(i, 1 + (std::find(formats.begin(), formats.end(), r.t) - formats.begin())) = r.busy;
+    y(i) = r.y;
+  }
+  const Eigen::VectorXd c = x.colPivHouseholderQr().solve(y);
+  if (!(c(0) >= 0)) {
+    report += line("steady-state fit gave a negative active power (%.0f W): not used\n", c(0));
+    return;
+  }
+  const PowerCapModel before = m;
+  m.active_power = Watts{c(0)};
+  const Watts bf16_before = m.tensor_power[DType::bf16];
+  for (std::size_t j = 0; j < formats.size(); ++j) m.tensor_power[formats[j]] = Watts{c(static_cast<Eigen::Index>(j) + 1)};
+  // Formats the steady samples did not measure draw what bf16 does at the same share of their peak.
+  const auto bf16 = m.tensor_power.find(DType::bf16);
+  for (auto& [t, w] : m.tensor_power) {
+    if (std::find(formats.begin(), formats.end(), t) == formats.end() && bf16 != m.tensor_power.end()) w = bf16->second;
+  }
+  // How well each model places the samples' own clocks (the highest step whose power fits, as the simulator does).
+  const auto clock_error = [&](const PowerCapModel& pm, bool split) {
+    std::vector<double> err;
+    for (const Row& r : rows) {
+      const double dyn = split ? pm.active_power.value() + pm.tensor_power.at(r.t).value() * r.busy +
+                                     pm.memory_power.value() * r.hbm
+                               : pm.tensor_power.at(r.t).value() * r.busy;
+      const double f = pm.sustained_clock(std::vector<KernelLoad>{{Time::from_seconds(1e-3), pm.clock_bound, Watts{dyn}}});
+      err.push_back(f * fmax - r.mhz);
+    }
+    std::vector<double> abs_err;
+    for (double e : err) abs_err.push_back(std::abs(e));
+    return std::pair{median(err), median(abs_err)};
+  };
+  const auto [bias_before, abs_before] = clock_error(before, false);
+  const auto [bias_after, abs_after] = clock_error(m, true);
+  report += line("\nsteady-state GEMMs (alone until the regulator settled): %.0f samples; active power %.0f W, "
+                 "tensor power bf16 %.0f W (the sweep gave %.0f W alone)",
+                 static_cast<double>(rows.size()), c(0), m.tensor_power[DType::bf16].value(), bf16_before.value());
+  for (DType t : formats) {
+    if (t != DType::bf16) report += ", " + std::string(to_string(t)) + line(" %.0f W", m.tensor_power[t].value());
+  }
+  report += line(", memory power %.0f W (from the copies)\n", m.memory_power.value());
+  report += line("their own clocks as the model places them: median error %+.0f MHz, median |error| %.0f MHz "
+                 "(tensor power alone: %+.0f MHz, %.0f MHz)\n",
+                 bias_after, abs_after, bias_before, abs_before);
+}
 
 double clock_factor(const PowerCapModel& m, double mhz) {
   if (mhz <= 0) return 1.0;
@@ -144,10 +229,11 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
                        static_cast<double>(v.size()));
   }
   out.report += line(
-      "tensor power used for every format: %.0f W at 100%% of its peak (the sweep's bf16 GEMM); a GPU "
-      "kept busy by that GEMM runs at %.0f MHz\n",
+      "tensor power from the sweep: %.0f W at 100%% of peak (its bf16 GEMM); a GPU kept busy by that GEMM runs "
+      "at %.0f MHz\n",
       m.tensor_power[DType::bf16].value(),
       m.sustained_clock(std::vector<KernelLoad>{{Time::from_seconds(t_max), m.clock_bound, m.busy_power}}) * fmax);
+  fit_steady_power(file, base, m, out.report);
   return out;
 }
 

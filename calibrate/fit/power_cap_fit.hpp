@@ -23,6 +23,13 @@ struct PowerCapFit {
 [[nodiscard]] std::optional<PowerCapFit> fit_power_cap(const SamplesFile& samples, const DeviceProfile& base,
                                                        Watts static_power);
 
+/// Splits each GEMM's dynamic power into what any running GEMM draws, its tensor-core part per format and
+/// its HBM part (power_cap_model.hpp), by least squares over the GEMM samples timed alone in their steady
+/// state (clocks "steady": calibrate/pytorch/gemm_check.py --settle-ms 250). Fewer than 50 such samples leave
+/// `m` as it is. Appends what it fitted, and how well the old and new model place those samples' clocks, to
+/// `report`.
+void fit_steady_power(const SamplesFile& samples, const DeviceProfile& base, PowerCapModel& m, std::string& report);
+
 /// t(f) / t(f_max) for a clock of `mhz`: 1 - beta + beta * f_max / mhz (1 for mhz <= 0: not recorded).
 [[nodiscard]] double clock_factor(const PowerCapModel& m, double mhz);
 

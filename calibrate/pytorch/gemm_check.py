@@ -11,7 +11,8 @@ writes them: torch.mm(a [M,K], b [K,N]) is cuBLAS's C[N,M] = op(b) op(a), so m =
 
 Timing: a 20 s warm-up of back-to-back 8192^3 bf16 GEMMs so clock and power settle; then per shape `inner`
 launches (rotating over enough input copies to cover 3x L2) captured as one CUDA graph, replayed back to back
-for 10 ms, then 5-10 timed replays between CUDA events; ~5 ms of filler GEMMs are queued behind them so the
+for --settle-ms (10 ms: right after the fillers, at about their clock; 300 ms: at the shape's own steady-state
+clock under the power limit), then 5-10 timed replays between CUDA events; ~5 ms of filler GEMMs are queued behind them so the
 GPU never idles while the host prepares the next shape. NVML's SM clock, power and temperature over the
 timed replays go with each sample. Output: a clustersim samples file (format v2, kind gemm), so
 `clustersim-fit check-samples` reads it.
@@ -72,7 +73,7 @@ def make_operands(dtype, layout, m, n, k, gen):
     return a.to(torch.bfloat16), b.to(torch.bfloat16)
 
 
-def time_shape(dtype, layout, m, n, k, gen, filler, l2, budget_s):
+def time_shape(dtype, layout, m, n, k, gen, filler, l2, budget_s, settle_s):
     M, N, K = n, m, k
     elt = 1 if dtype == "fp8" else 2
     set_bytes = (M * K + K * N) * elt + M * N * 2
@@ -107,7 +108,7 @@ def time_shape(dtype, layout, m, n, k, gen, filler, l2, budget_s):
             launch(i)
         graph.capture_end()
     rep_s = t1 * inner
-    for _ in range(max(1, math.ceil(0.010 / rep_s))):
+    for _ in range(max(1, math.ceil(settle_s / rep_s))):
         graph.replay()
     reps = max(5, min(10, int(budget_s / rep_s)))
     marks = [torch.cuda.Event(enable_timing=True) for _ in range(reps + 1)]
@@ -133,6 +134,10 @@ def main():
     ap.add_argument("--max-flop", type=float, default=2e13)
     ap.add_argument("--warmup-s", type=float, default=20.0)
     ap.add_argument("--budget-ms", type=float, default=15.0)
+    ap.add_argument("--settle-ms", type=float, default=10.0,
+                    help="replay each shape alone this long before timing it: 10 ms (the default) times it "
+                         "right after the filler GEMMs, at about their clock; a few hundred ms lets the power "
+                         "regulator settle at the shape's own clock (its steady state)")
     ap.add_argument("--trace")
     args = ap.parse_args()
     props = torch.cuda.get_device_properties(0)
@@ -157,26 +162,30 @@ def main():
         out.write(f"# memory_bytes: {props.total_memory}\n# host: {socket.gethostname()}\n")
         out.write(f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
         out.write(f"# tool: calibrate/pytorch/gemm_check.py (torch {torch.__version__}, seed {args.seed}, "
-                  f"{args.count} shapes, sustained, CUDA graphs)\n")
-        out.write(f"# torch_cuda: {torch.version.cuda}\n# clocks: sustained\n")
+                  f"{args.count} shapes, back to back, CUDA graphs, "
+                  f"each replayed alone {args.settle_ms:g} ms before timing)\n")
+        out.write(f"# torch_cuda: {torch.version.cuda}\n# clocks: {'steady' if args.settle_ms >= 200 else 'sustained'}\n")
         out.write(f"# power_limit_w: {nvml.power_limit_w}\n")
         if not nvml.ok:
             out.write(f"# nvml: {nvml.why}\n")
         out.write(COLUMNS + "\n")
         done = 0
+        # A shape replayed alone long enough for the power regulator to settle is timed at its own steady
+        # clock ("steady"); right after the fillers, at about theirs ("sustained").
+        clocks = "steady" if args.settle_ms >= 200 else "sustained"
         for (m, n, k) in shapes:
             for dtype, layout in variants:
                 done += 1
                 try:
                     med, p10, p90, reps, t0, t1 = time_shape(dtype, layout, m, n, k, gen, filler, l2,
-                                                             args.budget_ms * 1e-3)
+                                                             args.budget_ms * 1e-3, args.settle_ms * 1e-3)
                 except RuntimeError as e:
                     print(f"gemm_check: {dtype} {layout} {m}x{n}x{k} failed: {e}", file=sys.stderr, flush=True)
                     continue
                 mhz, w, temp, reasons = nvml.window(t0, t1)
                 nbytes = (m * k + k * n) * (1 if dtype == "fp8" else 2) + m * n * 2
                 out.write(f"gemm,gemm,{dtype},{m},{n},{k},1,0,0,0,{nbytes},1,torch,{med:.9g},{p10:.9g},{p90:.9g},"
-                          f"{reps},{w:.1f},{layout},sustained,{mhz:.0f},{temp:.0f},{reasons}\n")
+                          f"{reps},{w:.1f},{layout},{clocks},{mhz:.0f},{temp:.0f},{reasons}\n")
                 out.flush()
                 if done % 40 == 0:
                     print(f"[{time.monotonic() - start:6.1f} s] gemm_check {done}/{len(shapes) * len(variants)}: "

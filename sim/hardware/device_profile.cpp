@@ -52,6 +52,11 @@ DeviceProfile load_device_profile(const std::string& path) {
     // The donor's fits are at its highest clock; its power-cap model (same die, same 700 W limit) prices them
     // at sustained clocks, as on the donor.
     p.fits.power_cap = donor.fits.power_cap;
+    if (p.fits.power_cap && donor.gpu.memory_bandwidth.value() > 0) {
+      // HBM power goes with the bytes moved: the same energy per byte at this GPU's own bandwidth.
+      p.fits.power_cap->memory_power =
+          p.fits.power_cap->memory_power * (p.gpu.memory_bandwidth / donor.gpu.memory_bandwidth);
+    }
     p.fits.attention_fwd = donor.fits.attention_fwd;
     p.fits.attention_bwd = donor.fits.attention_bwd;
     p.provenance.kind = "datasheet+measured";

@@ -21,7 +21,12 @@ KernelLoad FittedCostModel::gemm_load(const GemmShape& s) const {
   // calibration did not measure draws what bf16 draws at the same share of its peak.
   const auto tp = pc->tensor_power.count(s.dtype) ? pc->tensor_power.at(s.dtype) : pc->tensor_power.at(DType::bf16);
   const double busy = s.flops().value() / t.seconds() / p_.gpu.peak_for(s.dtype).value();
-  return {t, pc->clock_bound, tp * busy};
+  // Operands read once and the 16-bit result written once: the least HBM traffic the GEMM can have.
+  const double in = bytes_per_element(s.dtype), out = s.dtype == DType::fp32 ? 4.0 : 2.0;
+  const Bytes moved{static_cast<double>(s.batch) *
+                    (in * static_cast<double>(s.m * s.k + s.k * s.n) + out * static_cast<double>(s.m * s.n))};
+  const double hbm = pc->active_power.value() > 0 ? moved / t / p_.gpu.memory_bandwidth : 0.0;
+  return {t, pc->clock_bound, pc->active_power + tp * busy + pc->memory_power * hbm};
 }
 
 KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
@@ -35,7 +40,8 @@ KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   const Time t = it->second.time(a, peak);
   const auto& pc = p_.fits.power_cap;
   if (!pc || t <= Time::zero() || !pc->tensor_power.count(DType::bf16)) return {t, 0.0, Watts{0.0}};
-  return {t, pc->clock_bound, pc->tensor_power.at(DType::bf16) * (a.flops().value() / t.seconds() / peak.value())};
+  return {t, pc->clock_bound,
+          pc->active_power + pc->tensor_power.at(DType::bf16) * (a.flops().value() / t.seconds() / peak.value())};
 }
 
 KernelLoad FittedCostModel::memory_load(Bytes bytes) const {

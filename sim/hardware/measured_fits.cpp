@@ -240,6 +240,10 @@ MeasuredFits parse_measured_fits(const InputNode& root) {
     c->at("held_fraction").require(m.held_fraction > 0.5 && m.held_fraction <= 1.1, "must lie in (0.5, 1.1]");
     m.memory_power = c->get<Watts>("memory_power");
     m.busy_power = c->get<Watts>("busy_power");
+    if (c->find("active_power")) {
+      m.active_power = c->get<Watts>("active_power");
+      c->at("active_power").require(m.active_power.value() >= 0, "must not be negative");
+    }
     const InputNode t = c->at("tensor_power");
     for (const auto& key : keys_of(t, formats)) {
       m.tensor_power[dtype_key(t, key)] = t.get<Watts>(key);
@@ -396,6 +400,7 @@ void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
         << "\n  power_exponent: " << g17(m.power_exponent) << "\n  static_power: " << exact_watts(m.static_power)
         << "\n  power_limit: " << exact_watts(m.power_limit) << "\n  held_fraction: " << g17(m.held_fraction)
         << "\n  memory_power: " << exact_watts(m.memory_power) << "\n  busy_power: " << exact_watts(m.busy_power)
+        << "\n  active_power: " << exact_watts(m.active_power)
         << "\n  tensor_power: {";
     bool first = true;
     for (const auto& [t, w] : m.tensor_power) {

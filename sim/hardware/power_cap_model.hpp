@@ -10,10 +10,14 @@
 // A mix of kernels run back to back draws the time-weighted mean of their powers; the clock settles at the
 // highest step (15 MHz on Hopper) at which that mean fits under the limit:
 //   P_mix(f) = sum_i t_i(f) P_i(f) / sum_i t_i(f) <= cap.
-// A GEMM's dynamic power at f_max is taken proportional to how busy it keeps the tensor cores,
-//   P_dyn = tensor_power[format] * (FLOPs / t_max) / peak[format],
+// A GEMM's dynamic power at f_max is what any running GEMM kernel draws (SMs issuing, caches and
+// crossbar busy), plus a part proportional to how busy it keeps the tensor cores, plus one proportional to the
+// HBM bandwidth its operands take:
+//   P_dyn = active_power + tensor_power[format] * (FLOPs / t_max) / peak[format] + memory_power * (bytes / t_max) / peak_bw,
 // and a bandwidth-bound kernel's to the HBM bandwidth it moves, P_dyn = memory_power * (bytes / t) / peak_bw,
-// with beta = 0 (its time does not follow the SM clock).
+// with beta = 0 (its time does not follow the SM clock). The split comes from GEMMs measured alone in their
+// steady state (calibrate/fit/power_cap_fit.hpp); a profile without that split has active_power 0 and
+// tensor power alone.
 #pragma once
 
 #include <map>
@@ -49,6 +53,9 @@ struct PowerCapModel {
   /// The power the regulator holds at the limit, as a fraction of it (NVML reads ~0.99 at 700 W).
   double held_fraction = 1.0;
   std::map<DType, Watts> tensor_power;  ///< P_dyn at f_max of a kernel at 100% of the format's datasheet peak
+  /// P_dyn at f_max of a GEMM or attention kernel that keeps no tensor core busy (the intercept of the
+  /// steady-state fit; 0 in profiles fitted before it).
+  Watts active_power;
   Watts memory_power;                   ///< P_dyn of a streaming kernel at the datasheet HBM bandwidth
   /// P_dyn of the load that keeps a training GPU busy (the calibration's bf16 GEMM stream): a kernel priced
   /// on its own runs no faster than on a GPU so loaded (busy_clock()).

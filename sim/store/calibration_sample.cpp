@@ -187,8 +187,8 @@ SamplesFile read_samples(std::istream& in, const std::string& name) {
     if (s.kind == "gemm" && s.layout != "tn" && s.layout != "nn" && s.layout != "nt") {
       fail(19, "layout: \"" + s.layout + "\" is not tn, nn or nt");
     }
-    if (s.clocks != "" && s.clocks != "burst" && s.clocks != "sustained") {
-      fail(20, "clocks: \"" + s.clocks + "\" is not burst or sustained");
+    if (s.clocks != "" && s.clocks != "burst" && s.clocks != "sustained" && s.clocks != "steady") {
+      fail(20, "clocks: \"" + s.clocks + "\" is not burst, sustained or steady");
     }
     if (s.kind != "gemm" && s.kind != "attention" && s.kind != "memory" && s.kind != "collective" &&
         s.kind != "power") {

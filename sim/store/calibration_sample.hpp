@@ -51,7 +51,9 @@ struct CalibrationSample {
   int reps = 0;
   Watts watts;            ///< board power: median over the timed window (0 when not recorded)
   std::string layout;     ///< gemm: cuBLAS ops of A and B, "tn" (v1 files: always), "nn" or "nt"
-  std::string clocks;     ///< "burst", "sustained", or empty (not recorded)
+  /// "burst" (after an idle gap), "sustained" (back to back on a loaded GPU), "steady" (the kernel alone, back
+  /// to back until the power regulator settled at its own clock), or empty (not recorded)
+  std::string clocks;
   double sm_mhz = 0.0;    ///< median NVML SM clock over the timed window (0: not recorded)
   double temp_c = 0.0;    ///< highest GPU temperature over the timed window
   std::int64_t throttle = 0;  ///< NVML clock-event reasons OR'ed over the timed window (0x4: software power cap)

@@ -36,14 +36,16 @@ TEST(ShippedProfiles, H200PredictsItsOwnLargeBf16Samples) {
 // random quarter of the GEMM and attention samples held out, median error <= 5% on each and p90 <= 15% for
 // attention and for GEMMs of at least 20 us; and the committed profile records exactly what this fit gives
 // (it was made by this code from these files, in this order: run 4's sustained and burst samples, run 5's
-// sustained samples in multiples of 16, run 2's burst samples, run 2's attention). Since run 5 a format and
+// sustained samples in multiples of 16, run 2's burst samples, run 2's attention, then the steady PyTorch GEMMs
+// of runs 7 and 8, which also fit the power model's active/tensor split). Since run 5 a format and
 // layout with enough sustained samples is fitted (and held out) on those alone, so graph-replayed and
 // stream-launched timings of the same small shapes are no longer mixed (docs/calibration.md, "Holdout").
 TEST(ShippedProfiles, H200HoldoutMeetsTheTargetAndMatchesTheCommittedProfile) {
   const std::string dir = std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/";
   SamplesFile samples = read_samples_file(dir + "run4-sustained/samples-gpu.csv");
   for (const char* more : {"run4-sustained/samples-burst.csv", "run5-align16/samples-align16.csv", "samples-gpu.csv",
-                           "samples-attention.csv"}) {
+                           "samples-attention.csv", "run7-steady/gemm-check-steady.csv",
+                           "run8-clock-pairs/pairs-steady.csv"}) {
     const SamplesFile f = read_samples_file(dir + more);
     samples.samples.insert(samples.samples.end(), f.samples.begin(), f.samples.end());
   }

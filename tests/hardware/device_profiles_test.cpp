@@ -44,6 +44,13 @@ TEST(ShippedProfiles, BorrowedComputeFitsKeepTheirOwnMemorySystem) {
   EXPECT_EQ(h100->gemm(g), h200->gemm(g));
   EXPECT_GT(h100->memory_bound(Bytes{1e9}), h200->memory_bound(Bytes{1e9}));
   EXPECT_EQ(h100->provenance().kind, "datasheet+measured");
+  // The power-cap model comes along (same die, same 700 W limit); HBM power keeps the H200's energy per byte
+  // at the H100's bandwidth, so a GEMM moving the same bytes draws the same power on both.
+  const DeviceProfile p100 = find_device_profile("h100-sxm-h200fits"), p200 = find_device_profile("h200");
+  ASSERT_TRUE(p100.fits.power_cap && p200.fits.power_cap);
+  EXPECT_NEAR(p100.fits.power_cap->memory_power.value(), p200.fits.power_cap->memory_power.value() * 3.35 / 4.8,
+              1e-9);
+  EXPECT_EQ(p100.fits.power_cap->active_power, p200.fits.power_cap->active_power);
 }
 
 TEST(ShippedProfiles, H200IsMeasuredAndUsesTheFittedModel) {

@@ -31,7 +31,7 @@ fs::path temp_dir(const std::string& name) {
 }
 
 /// A sweep over the 8x H100 GPT-3 1.3B scenario: micro-batch x global batch. The measured H200 profile is slow
-/// enough per point (about 0.1-1 s) that a kill lands mid-sweep; the datasheet H100 one is fast.
+/// enough per point (about 0.1 s) that a kill lands mid-sweep; the datasheet H100 one is fast.
 fs::path write_sweep(const fs::path& dir, int batches, const std::string& profile = "h200") {
   std::string gb = "[256";
   for (int i = 1; i < batches; ++i) gb += ", " + std::to_string(256 << i);
@@ -85,7 +85,10 @@ void expect_same_rows(const std::vector<ResultRow>& a, const std::vector<ResultR
 
 TEST(SweepCli, KillNineAtAnyMomentThenRerunStoresEveryPointExactlyOnce) {
   const fs::path d = temp_dir("kill");
-  const fs::path sweep = write_sweep(d, 4);  // 4 x 4 = 16 points
+  // 4 x 12 = 48 points at ~0.1 s each: rows are committed about once a second, so each kill below lands
+  // with points still to go.
+  const fs::path sweep = write_sweep(d, 12);
+  constexpr std::size_t kPoints = 48;
   const fs::path db = d / "r.sqlite";
   const std::vector<std::string> cmd{kBin, "sweep", sweep.string(), "--db", db.string(), "-j", "1"};
 
@@ -107,7 +110,7 @@ TEST(SweepCli, KillNineAtAnyMomentThenRerunStoresEveryPointExactlyOnce) {
     EXPECT_EQ(wait_exit(pid), 128 + SIGKILL);
     const std::size_t now = stored_rows(db);
     EXPECT_GT(now, before);
-    EXPECT_LT(now, 16u) << "the sweep finished before the kill; the test did not interrupt it";
+    EXPECT_LT(now, kPoints) << "the sweep finished before the kill; the test did not interrupt it";
     before = now;
   }
 
@@ -115,7 +118,7 @@ TEST(SweepCli, KillNineAtAnyMomentThenRerunStoresEveryPointExactlyOnce) {
   const ResultStore store = ResultStore::open(db.string(), ResultStore::Mode::read_only);
   EXPECT_EQ(store.integrity_check(), "ok");
   const auto rows = store.rows();
-  ASSERT_EQ(rows.size(), 16u);
+  ASSERT_EQ(rows.size(), kPoints);
   // Exactly the sweep's points, each once, in point order.
   const auto points = expand_sweep(load_sweep(sweep.string()));
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -124,7 +127,7 @@ TEST(SweepCli, KillNineAtAnyMomentThenRerunStoresEveryPointExactlyOnce) {
   }
   // A rerun evaluates nothing and adds nothing.
   ASSERT_EQ(run(cmd), 0);
-  EXPECT_EQ(stored_rows(db), 16u);
+  EXPECT_EQ(stored_rows(db), kPoints);
   // The interrupted-and-resumed rows equal those of an uninterrupted run on two threads.
   const fs::path clean = d / "clean.sqlite";
   ASSERT_EQ(run({kBin, "sweep", sweep.string(), "--db", clean.string(), "-j", "2"}), 0);
