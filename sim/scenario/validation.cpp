@@ -54,6 +54,8 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   std::string profile, topology;
   if (contains(hw, "A100")) { profile = "a100-sxm"; topology = "dgx-a100"; }
   else if (contains(hw, "H200")) { profile = "h200"; topology = "dgx-h200"; }
+  // The H100 SXM is the H200's compute die under the same 700 W limit: its rows use the H200's measured GEMM and
+  // attention fits and power-cap model (sustained clocks), with the H100's own HBM (docs/validation.md).
   else if (contains(hw, "H100")) { profile = "h100-sxm"; topology = "dgx-h100"; }
   else { skip = "hardware \"" + hw + "\" has no device profile"; return std::nullopt; }
 

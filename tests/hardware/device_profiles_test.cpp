@@ -35,10 +35,10 @@ TEST(ShippedProfiles, AllLoadAndSayWhereTheirNumbersCameFrom) {
   }
 }
 
-// h100-sxm-h200fits borrows the H200's measured GEMM fits (same GH100 die): its GEMMs cost what the H200's do,
+// h100-sxm borrows the H200's measured GEMM fits (same GH100 die): its GEMMs cost what the H200's do,
 // while its bandwidth-bound kernels follow its own 3.35 TB/s (slower than the H200's 4.8 TB/s).
 TEST(ShippedProfiles, BorrowedComputeFitsKeepTheirOwnMemorySystem) {
-  const auto h100 = make_cost_model(find_device_profile("h100-sxm-h200fits"));
+  const auto h100 = make_cost_model(find_device_profile("h100-sxm"));
   const auto h200 = make_cost_model(find_device_profile("h200"));
   const GemmShape g{4096, 4096, 4096, DType::bf16, 1};
   EXPECT_EQ(h100->gemm(g), h200->gemm(g));
@@ -46,7 +46,7 @@ TEST(ShippedProfiles, BorrowedComputeFitsKeepTheirOwnMemorySystem) {
   EXPECT_EQ(h100->provenance().kind, "datasheet+measured");
   // The power-cap model comes along (same die, same 700 W limit); HBM power keeps the H200's energy per byte
   // at the H100's bandwidth, so a GEMM moving the same bytes draws the same power on both.
-  const DeviceProfile p100 = find_device_profile("h100-sxm-h200fits"), p200 = find_device_profile("h200");
+  const DeviceProfile p100 = find_device_profile("h100-sxm"), p200 = find_device_profile("h200");
   ASSERT_TRUE(p100.fits.power_cap && p200.fits.power_cap);
   EXPECT_NEAR(p100.fits.power_cap->memory_power.value(), p200.fits.power_cap->memory_power.value() * 3.35 / 4.8,
               1e-9);
@@ -155,14 +155,14 @@ TEST(MeasuredFits, ErrorsAreLocated) {
 }
 
 TEST(CostTable, AddsPredictedSeconds) {
-  const auto model = make_cost_model(find_device_profile("h100-sxm"));
+  const auto model = make_cost_model(find_device_profile("h100-sxm-datasheet"));
   std::istringstream in("op,dtype,m,n,k\ngemm,bf16,8192,8192,8192\ngemm,fp32,128,128,128\n");
   std::ostringstream out;
   write_cost_csv(in, "shapes.csv", out, *model);
   std::istringstream lines(out.str());
   std::string l;
   std::getline(lines, l);
-  EXPECT_EQ(l.rfind("# profile: h100-sxm (datasheet: ", 0), 0u) << l;
+  EXPECT_EQ(l.rfind("# profile: h100-sxm-datasheet (datasheet: ", 0), 0u) << l;
   std::getline(lines, l);
   EXPECT_EQ(l, "op,dtype,m,n,k,predicted_s");
   std::getline(lines, l);

@@ -21,8 +21,12 @@ std::string shipped(const std::string& name) {
   return s.str();
 }
 
-Scenario with_cap(const std::string& file, const std::string& cap) {
+Scenario with_cap(const std::string& file, const std::string& cap, const std::string& profile = "") {
   std::string text = shipped(file);
+  if (!profile.empty()) {
+    const auto at = text.find("profile: ");
+    text.replace(at, text.find('\n', at) - at, "profile: " + profile);
+  }
   // Costing needs a token budget; the H200 calibration scenario has none.
   if (text.find("token_budget") == std::string::npos) {
     text.replace(text.find("training:\n"), 10, "training:\n  token_budget: 1e9\n");
@@ -49,11 +53,11 @@ TEST(PowerCapStep, MeasuredProfilePricesTheCapInTheReplayOnce) {
   EXPECT_LE(b.tco->power.curve.compute.value(), 450.0);
 }
 
-// The datasheet H100 profile has no power-cap model: the replay ignores the cap and the facility stretches the
-// compute-bound share of the step.
+// The burst-clock datasheet H100 profile has no power-cap model: the replay ignores the cap and the facility
+// stretches the compute-bound share of the step.
 TEST(PowerCapStep, DatasheetProfileLeavesTheCapToTheFacility) {
-  const Scenario free = with_cap("gpt3-1.3b-8xh100-dp.yaml", "");
-  const Scenario capped = with_cap("gpt3-1.3b-8xh100-dp.yaml", "450W");
+  const Scenario free = with_cap("gpt3-1.3b-8xh100-dp.yaml", "", "h100-sxm-datasheet");
+  const Scenario capped = with_cap("gpt3-1.3b-8xh100-dp.yaml", "450W", "h100-sxm-datasheet");
   ASSERT_FALSE(capped.profile.fits.power_cap.has_value());
   EXPECT_FALSE(prices_power_cap(capped));
   const RunResult a = run_scenario(free), b = run_scenario(capped);

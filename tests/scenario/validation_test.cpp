@@ -109,10 +109,9 @@ TEST(Validation, RejectsAFileWithoutTheColumns) {
 }
 
 // The accuracy claim of docs/validation.md, held as a regression bound over the public rows, with at least 40 of
-// them predicted. The shared development set sits beside the repository. The file stands at 10.04% (issue 14's
-// mechanisms, eager kernel gap included); the bound leaves half a point while the H100 datasheet profile prices
-// GEMMs at burst clocks, which keeps the NeMo rows 9-24% fast (with sustained, power-capped GEMM rates the file
-// was at 7.1%: docs/validation.md). Tighten it to 10% with that calibration.
+// them predicted. The shared development set sits beside the repository. The file stands at 8.5% with the H100
+// rows priced at sustained, power-capped clocks (the H200's measured fits and power model, same GH100 die); it
+// was 10.1% on the burst-clock H100 datasheet profile. The bound is 9%.
 TEST(Validation, PublicRowsStayWithinMapeBound) {
   const std::filesystem::path csv = std::filesystem::path(CS_SOURCE_DIR) / ".." / "shared" / "validation" / "public_rows.csv";
   if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv << " beside the repository";
@@ -125,14 +124,15 @@ TEST(Validation, PublicRowsStayWithinMapeBound) {
     ++n;
   }
   EXPECT_GE(n, 40);
-  EXPECT_LE(sum / n, 0.105) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
+  EXPECT_LE(sum / n, 0.09) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
-// Bounds for the modern rows on the committed (burst-clock) H100 datasheet profile: 19.8% over all nine rows,
-// 9.6% over the six dense ones. The dense rows are held to the 10% target; the MoE rows miss it (Qwen3-30B-A3B
-// is +87%, DeepSeek-V3 -19%: docs/validation.md, "Not done"), so the overall bound is a regression guard.
-constexpr double MODERN_MAPE_BOUND = 0.205;
-constexpr double MODERN_DENSE_MAPE_BOUND = 0.10;
+// Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm): 16.5% over all nine
+// rows, 5.8% over the six dense ones. The dense rows are held to 6.5%; the MoE rows miss the 10% target
+// (Qwen3-30B-A3B is +81%, DeepSeek-V3 -18%: docs/validation.md, "Not done"), so the overall bound is a
+// regression guard.
+constexpr double MODERN_MAPE_BOUND = 0.17;
+constexpr double MODERN_DENSE_MAPE_BOUND = 0.065;
 
 // The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
 // aborts, and the configurations that ran in production (Nemotron-4 340B on 256 H100 in bf16 and fp8, Llama 3.1
