@@ -57,9 +57,13 @@ void expect_check_set(const std::string& file, fit::SampleClock clock, Bounds b)
 }
 
 // The target: a median error of at most 5% on random GEMMs run back to back in PyTorch. The profile
-// reaches 3.8% (bias -0.1%; the worst variant, fp8, 4.9%) on the held-out steady set.
+// reaches 3.8% (bias -0.1%; the worst variant, fp8, 4.9%) on run 8's held-out steady set, measured on the
+// calibration's machine, and 5.2% (bias +0.1%; fp8 5.9%) on run 9's (seed 20261207), measured on another
+// lease whose board held its big GEMMs at 1,575 MHz where run 8's held 1,500 (the model's clocks 60 MHz low
+// there): 4.5% over both. Run 9's bound is what it reaches, a guard; the target holds on run 8's and pooled.
 TEST(ShippedProfiles, H200PredictsTheHeldOutSteadyCheckSetAtEachKernelsOwnClock) {
   expect_check_set("run8-clock-pairs/heldout-steady.csv", fit::SampleClock::own, {0.05, 0.02, 0.055});
+  expect_check_set("run9-heldout/heldout-steady-2.csv", fit::SampleClock::own, {0.055, 0.02, 0.065});
 }
 
 // Timed 10 ms after filler GEMMs the regulator has not settled: the busy GPU's clock is a compromise
