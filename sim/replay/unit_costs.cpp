@@ -108,6 +108,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
   const auto moe = m.is_moe() ? both(LayerPart::moe_layer) : dense;
   const auto embed = both(LayerPart::embedding);
   const auto output = both(LayerPart::output);
+  const auto mtp_head = m.mtp_layers > 0 ? both(LayerPart::mtp_head) : output;
 
   for (int c = 0; c < v; ++c) {
     for (int s = 0; s < p.pp; ++s) {
@@ -127,6 +128,14 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       if (vs == p.pp * v - 1) {
         f += output.first;
         b += output.second;
+        // Multi-token prediction modules: each a layer of the model's last kind plus its head (layer_ops.hpp).
+        const auto& mtp_layer = m.is_moe() ? moe : dense;
+        for (int d = 0; d < m.mtp_layers; ++d) {
+          f += mtp_layer.first;
+          f += mtp_head.first;
+          b += mtp_layer.second;
+          b += mtp_head.second;
+        }
       }
       if (t.recompute == Recompute::full) {
         // Full recompute reruns the chunk's transformer layers (kernels and TP collectives) before their

@@ -103,6 +103,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     m.kv_heads = m.heads;
     filled.push_back("multi-head latent attention");
   }
+  // Nor for multi-token prediction: a preset that trains with it (DeepSeek-V3, whose recipes keep it on) brings it.
+  if (z && z->mtp_layers > 0 && z->layers == m.layers) {
+    m.mtp_layers = z->mtp_layers;
+    filled.push_back(std::to_string(z->mtp_layers) + " multi-token prediction module" + (z->mtp_layers > 1 ? "s" : ""));
+  }
   const bool llama_like = contains(cell("model"), "LLAMA") || contains(cell("model"), "Llama");
   m.gated_ffn = z ? z->gated_ffn : llama_like;
   if (z) {
@@ -190,7 +195,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   if (const int n = p.pp * p.virtual_stages; p.pp > 1 && (m.layers % n != 0 || contains(notes, "ASYM_PP"))) {
     // Megatron-Core's account_for_embedding/loss_in_pipeline_split (Llama 3.1 405B: 126 layers on PP 8 x VPP 8;
     // Llama 3's paper: one layer fewer on the first and last stage).
-    if ((m.layers + 2) % n == 0 || contains(notes, "ASYM_PP")) {
+    if ((m.layers + 2 + m.mtp_layers) % n == 0 || contains(notes, "ASYM_PP")) {
       p.embedding_in_split = p.loss_in_split = true;
       assumptions.push_back("embedding and loss counted as pipeline layers");
     } else {
@@ -236,9 +241,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
   }
   if (nemo) {
-    // NeMo's performance recipes reduce gradients in bf16 and overlap TP communication with GEMMs (userbuffers).
+    // NeMo's performance recipes reduce gradients in bf16 and, for dense models, overlap TP communication with
+    // GEMMs (userbuffers). Their MoE recipes leave it off (DGX Cloud's DeepSeek-V3 launch sets
+    // tp_comm_overlap false; Megatron-Bridge's Qwen3 MoE configs CommOverlapConfig(tp_comm_overlap=False)).
     tr.grad_reduce_in_fp32 = false;
-    if (p.tp > 1 && p.sequence_parallel && !tr.overlap.tp_comm) {
+    if (p.tp > 1 && p.sequence_parallel && !tr.overlap.tp_comm && !m.is_moe()) {
       tr.overlap.tp_comm = true;
       assumptions.push_back("TP comm overlap (NeMo recipe default)");
     }

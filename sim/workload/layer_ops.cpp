@@ -241,6 +241,21 @@ std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPl
     case LayerPart::embedding:
       b.memory("embedding lookup", 2.0 * b.sp_tokens() * m.hidden * kAct);
       break;
+    case LayerPart::mtp_head: {
+      // DeepSeek-V3 section 2.2 / Megatron-Core MultiTokenPredictionLayer: embed the shifted tokens, normalise
+      // them and the previous depth's hidden states, concatenate, project 2h -> h (column-parallel), then the
+      // module's transformer layer (priced as a layer of its own) and the shared head and loss once more.
+      b.memory("MTP embedding lookup", 2.0 * b.sp_tokens() * m.hidden * kAct);
+      b.memory("MTP norms", 2.0 * 2.0 * b.sp_tokens() * m.hidden * kAct);
+      b.enter_tp("MTP projection");
+      b.gemm("MTP projection", b.tokens(), m.hidden / p.tp, 2 * m.hidden);
+      b.leave_tp("MTP projection");
+      b.memory("MTP final norm", 2.0 * b.sp_tokens() * m.hidden * kAct);
+      b.enter_tp("MTP logits");
+      b.gemm("MTP logits", b.tokens(), m.vocab / p.tp, m.hidden, 1, false, true);
+      b.memory("MTP cross-entropy", 3.0 * static_cast<double>(b.tokens()) * static_cast<double>(m.vocab / p.tp) * 4.0);
+      break;
+    }
     case LayerPart::output: {
       b.memory("final norm", 2.0 * b.sp_tokens() * m.hidden * kAct);
       b.enter_tp("logits");

@@ -43,7 +43,9 @@ struct Op {
   int launches = 1;
 };
 
-enum class LayerPart { dense_layer, moe_layer, embedding, output };
+/// mtp_head: what one multi-token prediction module adds besides its transformer layer (the next token's
+/// embedding, two norms, the 2h -> h projection, the output head and loss again).
+enum class LayerPart { dense_layer, moe_layer, embedding, output, mtp_head };
 
 /// Forward operators of one micro-batch through `part` on one GPU.
 [[nodiscard]] std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPlan& p,

@@ -32,6 +32,18 @@ double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
   const double embed = static_cast<double>(m.vocab) * h / p.tp;
   if (stage == 0) params += embed;
   if (stage == p.pp - 1 && !(m.tied_embeddings && p.pp == 1)) params += embed;
+  if (stage == p.pp - 1 && m.mtp_layers > 0) {
+    // Each multi-token prediction module: a layer of the model's last kind, its 2h -> h projection and norms
+    // (the embedding and output head are shared).
+    double layer = m.attention_params() / p.tp + 2.0 * h * h / p.tp;
+    if (m.is_moe()) {
+      layer += static_cast<double>(m.experts) / p.ep * m.ffn_params(true) / p.etp() +
+               m.shared_experts * m.ffn_params(true) / p.tp + h * m.experts;
+    } else {
+      layer += m.ffn_params() / p.tp;
+    }
+    params += m.mtp_layers * layer;
+  }
   return params;
 }
 
@@ -99,6 +111,9 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
     }
     double act = in_flight * ((layers - moe) * activation_bytes_per_layer(m, p, t, false).value() +
                               moe * activation_bytes_per_layer(m, p, t, true).value());
+    if (stage == p.pp - 1 && m.mtp_layers > 0) {
+      act += in_flight * m.mtp_layers * activation_bytes_per_layer(m, p, t, m.is_moe()).value();
+    }
     const double tokens = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
     if (stage == p.pp - 1) act += tokens * static_cast<double>(m.vocab) / p.tp * (4.0 + 2.0);  // fp32 logits + bf16
     if (p.zero_stage >= 3) act += 2.0 * (m.attention_params() + m.ffn_params()) / p.tp * weight_bytes;  // gathered layers

@@ -59,6 +59,9 @@ void check_model_spec(const InputNode& n, ModelSpec& m) {
     mla_only(m.q_lora_rank, "q_lora_rank");
     mla_only(m.rope_head_dim, "rope_head_dim");
   }
+  if (m.mtp_layers < 0 || m.mtp_layers >= m.layers) {
+    (n.has("mtp_layers") ? n.at("mtp_layers") : n).fail("mtp_layers must lie in 0..layers-1");
+  }
   if (m.is_moe()) {
     if (m.top_k <= 0 || m.top_k > m.experts) n.fail("top_k must lie in 1..experts for an MoE model");
     if (m.expert_ffn_hidden == 0) m.expert_ffn_hidden = m.ffn_hidden;

@@ -39,6 +39,10 @@ struct ModelSpec {
   int shared_experts = 0;
   std::int64_t expert_ffn_hidden = 0;
   int dense_layers = 0;          ///< leading layers that stay dense in an MoE model (DeepSeek-V3: 3)
+  /// Multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core mtp_num_layers): each predicts one more
+  /// token from the last layer's output and the next token's embedding, with one more transformer layer of the
+  /// model's last kind, a 2h -> h projection and the shared output head and loss, on the last pipeline stage.
+  int mtp_layers = 0;
 
   [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
   [[nodiscard]] bool is_mla() const noexcept { return kv_lora_rank > 0; }

@@ -56,12 +56,15 @@ std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPl
     }
     return counts;
   }
-  const int extra = (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
+  // The loss counts as one layer, and each multi-token prediction module (which runs on the last stage) as
+  // one more: NeMo's DeepSeek-V3 recipe splits 61 layers + embedding + loss + MTP = 64 units over PP 16.
+  const int loss_units = p.loss_in_split ? 1 + m.mtp_layers : 0;
+  const int extra = (p.embedding_in_split ? 1 : 0) + loss_units;
   const int units = m.layers + extra;
   if (units < n) return {};
   for (int vs = 0; vs < n; ++vs) counts[static_cast<std::size_t>(vs)] = spread(units, n, vs);
   if (p.embedding_in_split) --counts.front();
-  if (p.loss_in_split) --counts.back();
+  counts.back() -= loss_units;
   for (const int c : counts) {
     if (c < 0) return {};
   }

@@ -61,6 +61,10 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("q_lora_rank", &ModelSpec::q_lora_rank,
           {.help = "MLA: low-rank query projection h -> q_lora_rank -> heads x (head_dim + rope_head_dim); 0: full rank",
            .min = 0});
+  p.field("mtp_layers", &ModelSpec::mtp_layers,
+          {.help = "multi-token prediction modules (DeepSeek-V3: 1): each adds a transformer layer, a 2h -> h "
+                   "projection and a second pass through the output head and loss on the last pipeline stage",
+           .min = 0});
   p.field("rope_head_dim", &ModelSpec::rope_head_dim,
           {.help = "MLA: decoupled rotary width added to each query/key head (DeepSeek-V3: 64)", .min = 0});
   p.field("kv_heads", &ModelSpec::kv_heads,
@@ -152,8 +156,8 @@ const ParamTable<ParallelPlan>& parallel_plan_params() {
             {.help = "the input embedding counts as one pipeline layer of the first stage (Megatron-Core "
                      "account_for_embedding_in_pipeline_split)"});
     p.field("loss_in_split", &ParallelPlan::loss_in_split,
-            {.help = "the output layer and loss count as one pipeline layer of the last stage (Megatron-Core "
-                     "account_for_loss_in_pipeline_split)"});
+            {.help = "the output layer and loss count as one pipeline layer of the last stage, and each "
+                     "multi-token prediction module as one more (Megatron-Core account_for_loss_in_pipeline_split)"});
     p.field("first_stage_layers", &ParallelPlan::first_stage_layers,
             {.help = "transformer layers of the first pipeline rank (num_layers_in_first_pipeline_stage); -1: even",
              .min = -1});
