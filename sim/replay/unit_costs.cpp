@@ -120,7 +120,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         f += layer.first;
         b += layer.second;
       }
-      const UnitCost layers_forward = f;  // what full recompute reruns (not the embedding or output layer)
+      UnitCost layers_forward = f;  // what full recompute reruns (not the embedding or output layer)
       if (vs == 0) {
         f += embed.first;
         b += embed.second;
@@ -133,6 +133,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         for (int d = 0; d < m.mtp_layers; ++d) {
           f += mtp_layer.first;
           f += mtp_head.first;
+          layers_forward += mtp_layer.first;  // the module's transformer layer is recomputed like the others
           b += mtp_layer.second;
           b += mtp_head.second;
         }
