@@ -67,5 +67,18 @@ TEST(UnitCosts, Fp8WeightCastIsOncePerStep) {
   EXPECT_EQ(t.costs().optimizer(0), Time::us(100));
 }
 
+// A multi-token prediction module on the (only) last stage: one more layer (forward 6.5 ms, backward 12.5 ms)
+// and its head: two norms, the embedding lookup, the final norm and the cross-entropy (0.1 ms each) with the
+// projection and logits GEMMs (1 ms each): forward 2.4 ms, backward 4 x 0.1 + 2 x 2 = 4.4 ms. Forward 14.3 +
+// 6.5 + 2.4 = 23.2 ms, backward 27.3 + 12.5 + 4.4 = 44.2 ms; full recompute reruns the module's layer too.
+TEST(UnitCosts, MultiTokenPredictionAddsALayerAndAHeadToTheLastStage) {
+  Tiny t;
+  t.model.mtp_layers = 1;
+  EXPECT_EQ(t.costs().forward(0, 0).compute, Time::us(23'200));
+  EXPECT_EQ(t.costs().backward(0, 0).compute, Time::us(44'200));
+  t.train.recompute = Recompute::full;
+  EXPECT_EQ(t.costs().backward(0, 0).compute, Time::us(44'200 + 3 * 6'500));
+}
+
 }  // namespace
 }  // namespace cs
