@@ -160,6 +160,7 @@ void StepReplay::finish_unit(int s, std::size_t index, Time start) {
   st.sums.tp_comm += c.tp_comm;
   st.sums.cp_comm += c.cp_comm;
   st.sums.ep_comm += c.ep_comm;
+  st.sums.clock_seconds += c.clock_seconds;
   st.model_flops += c.model_flops;
   st.hardware_flops += c.hardware_flops;
   emit(s, "compute", std::string(u.forward ? "F" : "B") + " mb" + std::to_string(u.micro_batch) +

@@ -45,6 +45,11 @@ struct StepBreakdown {
   Time dp_comm;              ///< gradient reduction left after the last backward unit
   Time optimizer;
   Time param_gather;         ///< exposed ZeRO parameter all-gather after the optimizer step
+  double clock_seconds = 0;  ///< `compute` seconds x the SM clock they ran at (fraction of f_max; UnitCost)
+  /// The time-weighted SM clock of the stage's kernels, as a fraction of f_max (1 without a power-cap model).
+  [[nodiscard]] double mean_clock() const noexcept {
+    return compute > Time::zero() ? clock_seconds / compute.seconds() : 1.0;
+  }
 };
 
 struct StepResult {

@@ -16,6 +16,7 @@ UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
   hardware_flops += o.hardware_flops;
   selective_recompute += o.selective_recompute;
   selective_flops += o.selective_flops;
+  clock_seconds += o.clock_seconds;
   return *this;
 }
 
@@ -87,6 +88,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
     }
   }
   u.hardware_flops = u.model_flops;
+  u.clock_seconds = clock * u.compute.seconds();
   return u;
 }
 
@@ -147,11 +149,14 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b.cp_comm += layers_forward.cp_comm;
         b.ep_comm += layers_forward.ep_comm;
         b.hardware_flops += layers_forward.model_flops;
+        b.clock_seconds += layers_forward.clock_seconds;
       }
       if (t.recompute == Recompute::selective && layers_forward.selective_recompute > Time::zero()) {
         // Selective recompute reruns the unfused attention core (score GEMM, softmax, dropout) before backward.
         b.compute += layers_forward.selective_recompute;
         b.hardware_flops += layers_forward.selective_flops;
+        b.clock_seconds += layers_forward.selective_recompute.seconds() * layers_forward.clock_seconds /
+                           layers_forward.compute.seconds();
       }
       fwd_[index(s, c)] = f;
       bwd_[index(s, c)] = b;

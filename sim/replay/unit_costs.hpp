@@ -27,6 +27,9 @@ struct UnitCost {
   Flops hardware_flops;  ///< per GPU, recompute included
   Time selective_recompute;  ///< forward time of the ops selective recompute reruns (unfused attention core)
   Flops selective_flops;
+  /// Kernel seconds times the SM clock they run at, as a fraction of f_max (1 without a power-cap model): over
+  /// `compute`, the time-weighted clock.
+  double clock_seconds = 0.0;
   [[nodiscard]] Time total() const noexcept { return compute + tp_comm + cp_comm + ep_comm; }
   UnitCost& operator+=(const UnitCost& o) noexcept;
 };

@@ -48,6 +48,7 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
       {"dp_comm_exposed_s", b.dp_comm.seconds()},
       {"optimizer_s", b.optimizer.seconds()},
       {"param_gather_exposed_s", b.param_gather.seconds()},
+      {"sm_clock_mhz", r.sm_clock_mhz ? J(*r.sm_clock_mhz) : J(nullptr)},
   };
   const MemoryBreakdown& m = r.memory;
   j["memory"] = {

@@ -36,6 +36,11 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   line("model FLOP/s per GPU", to_string(FlopRate{r.step.model_flops.value() / r.step.step_time.seconds() / r.gpus}));
   line("MFU / HFU", fmt::format("{:.1f}% / {:.1f}% of {} ({} peak)", 100 * r.mfu, 100 * r.hfu,
                                 to_string(r.peak_per_gpu), to_string(sc.training.precision)));
+  if (r.sm_clock_mhz) {
+    line("SM clock", fmt::format("{:.0f} MHz, time-weighted over the critical stage's kernels (power-cap model: the "
+                                 "clock each kernel mix allows under the board's limit)",
+                                 *r.sm_clock_mhz));
+  }
   if (r.time_to_train) {
     line("time to train", fmt::format("{} for {:.4g} tokens", to_string(*r.time_to_train), *sc.training.token_budget));
   }

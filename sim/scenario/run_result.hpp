@@ -30,6 +30,9 @@ struct RunResult {
   Bytes memory_capacity;           ///< per GPU
   bool fits_in_memory = true;
   std::optional<Time> time_to_train;
+  /// The SM clock the critical stage's kernels run at, time-weighted, when the profile models the power cap
+  /// (the clock each replay unit's kernel mix settles at under the board's limit, or a user's lower cap).
+  std::optional<double> sm_clock_mhz;
   Provenance compute_provenance;
   std::string network_model;       ///< which communication model ran
   NetworkReport network;           ///< the model's report: backend, calibration, per-link statistics

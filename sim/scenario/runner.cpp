@@ -44,6 +44,9 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   r.mfu = r.step.model_flops.value() / denom;
   r.hfu = r.step.hardware_flops.value() / denom;
   if (sc.training.token_budget) r.time_to_train = Time::from_seconds(*sc.training.token_budget / r.tokens_per_s);
+  if (const auto& pc = sc.profile.fits.power_cap; pc && r.step.breakdown.compute > Time::zero()) {
+    r.sm_clock_mhz = r.step.breakdown.mean_clock() * pc->max_clock_mhz;
+  }
 
   if (r.gpus < sc.gpus) {
     r.warnings.push_back("the job uses " + std::to_string(r.gpus) + " of the node's " + std::to_string(sc.gpus) +

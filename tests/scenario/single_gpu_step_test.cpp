@@ -44,5 +44,38 @@ TEST(SingleGpuStep, MeasuredH200ProfilePredictsPyTorchStepsWithinTenPercent) {
   }
 }
 
+// The same steps' SM clock: run 4 recorded NVML's clock over the timed steps (1,665, 1,620 and 1,575 MHz at the
+// 700 W limit); the replay's clock is what the power-cap model gives each unit's kernel mix, time-weighted.
+TEST(SingleGpuStep, PowerCapModelPlacesTheStepsClock) {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/run4-sustained/gpt_step.json");
+  ASSERT_TRUE(in) << "measurement file missing";
+  const auto measured = nlohmann::json::parse(in);
+  ASSERT_GE(measured["results"].size(), 3u);
+  for (const auto& m : measured["results"]) {
+    Scenario sc;
+    sc.name = m["name"].get<std::string>();
+    sc.model.name = sc.name;
+    sc.model.layers = m["layers"].get<int>();
+    sc.model.hidden = m["hidden"].get<std::int64_t>();
+    sc.model.heads = m["heads"].get<int>();
+    sc.model.kv_heads = sc.model.heads;
+    sc.model.ffn_hidden = 4 * sc.model.hidden;
+    sc.model.vocab = m["vocab"].get<std::int64_t>();
+    sc.model.seq_len = m["seq"].get<int>();
+    sc.gpus = 8;
+    sc.topology = load_topology("dgx-h200", 8);
+    sc.profile = find_device_profile("h200");
+    sc.training.micro_batch = m["batch"].get<int>();
+    sc.training.global_batch = sc.training.micro_batch;
+    sc.training.seq_len = sc.model.seq_len;
+    const RunResult r = run_scenario(sc);
+    ASSERT_TRUE(r.sm_clock_mhz.has_value()) << sc.name;
+    const double mhz = m["timed_steps_nvml"]["sm_mhz_median"].get<double>();
+    std::printf("%s: predicted SM clock %.0f MHz, measured %.0f MHz (%+.0f MHz)\n", sc.name.c_str(), *r.sm_clock_mhz,
+                mhz, *r.sm_clock_mhz - mhz);
+    EXPECT_NEAR(*r.sm_clock_mhz, mhz, 100.0) << sc.name;
+  }
+}
+
 }  // namespace
 }  // namespace cs
