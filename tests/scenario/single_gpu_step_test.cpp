@@ -12,28 +12,34 @@
 namespace cs {
 namespace {
 
+/// One GPU of a DGX H200 node training the GPT of one entry of gpt_step.json (calibrate/pytorch/gpt_step.py).
+Scenario gpt_on_one_h200(const nlohmann::json& m) {
+  Scenario sc;
+  sc.name = m["name"].get<std::string>();
+  sc.model.name = sc.name;
+  sc.model.layers = m["layers"].get<int>();
+  sc.model.hidden = m["hidden"].get<std::int64_t>();
+  sc.model.heads = m["heads"].get<int>();
+  sc.model.kv_heads = sc.model.heads;
+  sc.model.ffn_hidden = 4 * sc.model.hidden;
+  sc.model.vocab = m["vocab"].get<std::int64_t>();
+  sc.model.seq_len = m["seq"].get<int>();
+  sc.gpus = 8;
+  sc.topology = load_topology("dgx-h200", 8);
+  sc.profile = find_device_profile("h200");
+  sc.training.micro_batch = m["batch"].get<int>();
+  sc.training.global_batch = sc.training.micro_batch;
+  sc.training.seq_len = sc.model.seq_len;
+  return sc;
+}
+
 TEST(SingleGpuStep, MeasuredH200ProfilePredictsPyTorchStepsWithinTenPercent) {
   std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/gpt_step.json");
   ASSERT_TRUE(in) << "measurement file missing";
   const auto measured = nlohmann::json::parse(in);
   ASSERT_GE(measured["results"].size(), 3u);
   for (const auto& m : measured["results"]) {
-    Scenario sc;
-    sc.name = m["name"].get<std::string>();
-    sc.model.name = sc.name;
-    sc.model.layers = m["layers"].get<int>();
-    sc.model.hidden = m["hidden"].get<std::int64_t>();
-    sc.model.heads = m["heads"].get<int>();
-    sc.model.kv_heads = sc.model.heads;
-    sc.model.ffn_hidden = 4 * sc.model.hidden;
-    sc.model.vocab = m["vocab"].get<std::int64_t>();
-    sc.model.seq_len = m["seq"].get<int>();
-    sc.gpus = 8;
-    sc.topology = load_topology("dgx-h200", 8);
-    sc.profile = find_device_profile("h200");
-    sc.training.micro_batch = m["batch"].get<int>();
-    sc.training.global_batch = sc.training.micro_batch;
-    sc.training.seq_len = sc.model.seq_len;
+    const Scenario sc = gpt_on_one_h200(m);
     const RunResult r = run_scenario(sc);
     const double predicted_ms = r.step.step_time.seconds() * 1e3;
     const double measured_ms = m["step_ms_median"].get<double>();
@@ -52,22 +58,7 @@ TEST(SingleGpuStep, PowerCapModelPlacesTheStepsClock) {
   const auto measured = nlohmann::json::parse(in);
   ASSERT_GE(measured["results"].size(), 3u);
   for (const auto& m : measured["results"]) {
-    Scenario sc;
-    sc.name = m["name"].get<std::string>();
-    sc.model.name = sc.name;
-    sc.model.layers = m["layers"].get<int>();
-    sc.model.hidden = m["hidden"].get<std::int64_t>();
-    sc.model.heads = m["heads"].get<int>();
-    sc.model.kv_heads = sc.model.heads;
-    sc.model.ffn_hidden = 4 * sc.model.hidden;
-    sc.model.vocab = m["vocab"].get<std::int64_t>();
-    sc.model.seq_len = m["seq"].get<int>();
-    sc.gpus = 8;
-    sc.topology = load_topology("dgx-h200", 8);
-    sc.profile = find_device_profile("h200");
-    sc.training.micro_batch = m["batch"].get<int>();
-    sc.training.global_batch = sc.training.micro_batch;
-    sc.training.seq_len = sc.model.seq_len;
+    const Scenario sc = gpt_on_one_h200(m);
     const RunResult r = run_scenario(sc);
     ASSERT_TRUE(r.sm_clock_mhz.has_value()) << sc.name;
     const double mhz = m["timed_steps_nvml"]["sm_mhz_median"].get<double>();
