@@ -85,6 +85,11 @@ const std::vector<SummaryPanel::Metric>& SummaryPanel::metrics() {
        compute_source, false, T::compute},
       {"mfu", "MFU", at("/mfu"), format_percent,
        fixed("model FLOPs / (step time x GPUs x the profile's peak for the training precision)"), false, T::compute},
+      {"sm_clock", "SM clock", at("/breakdown/sm_clock_mhz"),
+       [](double mhz) { return std::isfinite(mhz) ? format_count(mhz) + " MHz" : QStringLiteral("-"); },
+       fixed("the clock each replay unit's kernel mix allows under the board's power limit (the profile's power-cap "
+             "model), time-weighted over the critical stage's kernels; '-' for profiles without one"),
+       false, T::compute},
       {"time_to_train", "time to train", at("/time_to_train_s"), format_duration,
        fixed("training.token_budget / throughput, no failures"), true, T::general},
       {"time_to_train_failures", "time to train, with failures", at("/reliability/effective_train_time_s"),
