@@ -39,7 +39,9 @@ QString format_dollars(double usd) {
   return sign + "$" + format_si(a, QString());
 }
 
-QString format_dollars_per_year(double usd_per_year) { return format_dollars(usd_per_year) + "/yr"; }
+QString format_dollars_per_year(double usd_per_year) {
+  return std::isfinite(usd_per_year) ? format_dollars(usd_per_year) + "/yr" : QStringLiteral("-");
+}
 
 QString format_watts(double watts) { return format_si(watts, QStringLiteral("W")); }
 
@@ -58,9 +60,14 @@ QString format_bytes(double bytes) { return format_si(bytes, QStringLiteral("B")
 
 QString format_rate(double per_second, const QString& what) { return format_si(per_second, what + "/s"); }
 
-QString format_percent(double fraction) { return QString::number(100.0 * fraction, 'f', 1) + " %"; }
+QString format_percent(double fraction) {
+  return std::isfinite(fraction) ? QString::number(100.0 * fraction, 'f', 1) + " %" : QStringLiteral("-");
+}
 
-QString format_count(double n) { return QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(n))); }
+QString format_count(double n) {
+  return std::isfinite(n) ? QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(n)))
+                          : QStringLiteral("-");
+}
 
 QString format_delta(double value, double baseline) {
   if (baseline == 0 || !std::isfinite(value) || !std::isfinite(baseline)) return QString();

@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -112,6 +113,12 @@ class MainWindowTest : public QObject {
     QCOMPARE(format_percent(0.4123), QString("41.2 %"));
     QCOMPARE(format_delta(110, 100), QString("+10.0 %"));   // (110 - 100) / 100
     QCOMPARE(format_delta(95, 100), QString("-5.0 %"));
+    // A result without the number (no token budget: no TCO, racks or power) shows "-", never a stray figure.
+    const double absent = std::nan("");
+    for (const QString& s : {format_count(absent), format_percent(absent), format_dollars_per_year(absent),
+                             format_dollars(absent), format_watts(absent), format_duration(absent)}) {
+      QCOMPARE(s, QString("-"));
+    }
   }
 
   // The form is the schema: every parameter of the scenario file has a widget named by its path.
