@@ -11,17 +11,13 @@
 #include "sim/workload/layer_ops.hpp"
 #include "sim/workload/model_spec.hpp"
 #include "sim/workload/model_zoo.hpp"
+#include "zoo_preset.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace cs {
 namespace {
 
-ModelSpec deepseek() {
-  const auto& zoo = model_zoo();
-  const auto it = std::find_if(zoo.begin(), zoo.end(), [](const auto& e) { return e.first == "deepseek-v3-like"; });
-  if (it == zoo.end()) throw std::runtime_error("no deepseek-v3-like preset");
-  return it->second;
-}
+ModelSpec deepseek() { return testing::zoo_preset("deepseek-v3-like"); }
 
 const Op& find(const std::vector<Op>& ops, const std::string& name) {
   const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == name; });

@@ -13,17 +13,13 @@
 #include "sim/workload/memory_model.hpp"
 #include "sim/workload/model_spec.hpp"
 #include "sim/workload/model_zoo.hpp"
+#include "zoo_preset.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace cs {
 namespace {
 
-ModelSpec deepseek() {
-  const auto& zoo = model_zoo();
-  const auto it = std::find_if(zoo.begin(), zoo.end(), [](const auto& e) { return e.first == "deepseek-v3-like"; });
-  if (it == zoo.end()) throw std::runtime_error("no deepseek-v3-like preset");
-  return it->second;
-}
+ModelSpec deepseek() { return testing::zoo_preset("deepseek-v3-like"); }
 
 TEST(Mtp, TheDeepSeekV3PresetTrainsWithOneModule) { EXPECT_EQ(deepseek().mtp_layers, 1); }
 

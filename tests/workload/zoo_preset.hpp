@@ -1,0 +1,19 @@
+// The model-zoo preset of the given file name (models/NAME.yaml), for tests that work from a shipped model.
+#pragma once
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "sim/workload/model_zoo.hpp"
+
+namespace cs::testing {
+
+inline ModelSpec zoo_preset(const std::string& name) {
+  const auto& zoo = model_zoo();
+  const auto it = std::find_if(zoo.begin(), zoo.end(), [&](const auto& e) { return e.first == name; });
+  if (it == zoo.end()) throw std::runtime_error("no " + name + " preset");
+  return it->second;
+}
+
+}  // namespace cs::testing
