@@ -71,6 +71,14 @@ void register_validate_command(CLI::App& app) {
         e["measured"] = r.measured;
         e["error"] = err;
         e["assumptions"] = r.assumptions;
+        const StepBreakdown& b = r.breakdown;
+        e["predicted_step_s"] = r.predicted_step_s;
+        e["breakdown_s"] = {{"compute", b.compute.seconds()},         {"memory_kernels", b.memory_kernels.seconds()},
+                            {"tp_comm", b.tp_comm.seconds()},         {"cp_comm", b.cp_comm.seconds()},
+                            {"ep_comm", b.ep_comm.seconds()},         {"pipeline_wait", b.pipeline_wait.seconds()},
+                            {"dp_comm", b.dp_comm.seconds()},         {"optimizer", b.optimizer.seconds()},
+                            {"param_gather", b.param_gather.seconds()}};
+        if (r.sm_clock_mhz > 0) e["sm_clock_mhz"] = r.sm_clock_mhz;
         if (r.band.valid()) {
           e["band"] = {{"low", r.band.low}, {"high", r.band.high}, {"level", r.band.level}, {"basis", r.band.basis}};
         }

@@ -5,6 +5,7 @@
 #include "run_cli.hpp"
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <fstream>
 #include <string>
 
@@ -67,6 +68,33 @@ TEST(ValidateCli, ResidualsOutWritesAFileTheLibraryReadsBack) {
   EXPECT_FALSE(r[0].moe);
   // Same configuration, measured 1.0 s and 1.2 s: the ratios differ by exactly that factor.
   EXPECT_NEAR(r[1].time_ratio / r[0].time_ratio, 1.2, 1e-12);
+  fs::remove_all(d);
+}
+
+TEST(ValidateCli, JsonCarriesEachRowsStepBreakdown) {
+  const fs::path d = fs::temp_directory_path() / ("cs_e2e_validate_json_" + std::to_string(::getpid()));
+  fs::create_directories(d);
+  std::ofstream(d / "rows.csv") << two_rows();
+  const auto o = cs::e2e::run_cli("validate " + (d / "rows.csv").string() + " --json " + (d / "out.json").string());
+  ASSERT_EQ(o.status, 0) << o.output;
+  std::ifstream in(d / "out.json");
+  const auto j = nlohmann::json::parse(in);
+  ASSERT_EQ(j.size(), 2u);
+  for (const auto& row : j) {
+    // The critical stage's parts (compute, exposed communication, waits, optimizer) make up its step time;
+    // memory_kernels is the bandwidth-bound share of compute, not a further part.
+    const auto& b = row.at("breakdown_s");
+    double sum = 0;
+    for (const char* k : {"compute", "tp_comm", "cp_comm", "ep_comm", "pipeline_wait", "dp_comm", "optimizer",
+                          "param_gather"}) {
+      sum += b.at(k).get<double>();
+    }
+    const double step = row.at("predicted_step_s").get<double>();
+    EXPECT_GT(b.at("compute").get<double>(), 0.5 * step);
+    EXPECT_LE(b.at("memory_kernels").get<double>(), b.at("compute").get<double>());
+    EXPECT_NEAR(sum, step, 1e-6 * step) << row.dump();
+    EXPECT_NEAR(row.at("predicted").get<double>(), step, 1e-9) << "a step-time row predicts the step time";
+  }
   fs::remove_all(d);
 }
 
