@@ -73,6 +73,11 @@ class MoE(nn.Module):
         self.router = nn.Linear(h, experts, bias=False)
         self.w1 = nn.Parameter(torch.randn(experts, 2 * f, h) * 0.02)
         self.w2 = nn.Parameter(torch.randn(experts, h, f) * 0.02)
+        # Routing modes (host_sync_study.py): "learned" (top-k of the router, counts copied to the host), "balanced"
+        # (Megatron-Core's moe_router_force_load_balancing: every expert gets the same number of copies; the
+        # counts are still copied to the host, as the dropless alltoall dispatcher does), "static" (balanced, with
+        # the splits known to the host in advance, as with a padded capacity: no device-to-host synchronisation).
+        self.routing = "learned"
 
     def forward(self, x):
         b, s, h = x.shape
@@ -80,10 +85,16 @@ class MoE(nn.Module):
         scores = self.router(x).float().softmax(dim=-1)
         probs, idx = scores.topk(self.top_k, dim=-1)
         probs = (probs / probs.sum(dim=-1, keepdim=True)).to(x.dtype)
+        if self.routing != "learned":
+            copies = torch.arange(idx.numel(), device=x.device)
+            idx = ((copies * 7919) % self.experts).view_as(idx)  # balanced, distinct experts per token
         flat = idx.reshape(-1)
         order = flat.argsort(stable=True)
-        counts = torch.bincount(flat, minlength=self.experts).cpu()  # the dispatcher's host sync
-        splits = counts.tolist()
+        if self.routing == "static":
+            splits = [idx.numel() // self.experts] * self.experts  # known on the host: no synchronisation
+        else:
+            counts = torch.bincount(flat, minlength=self.experts).cpu()  # the dispatcher's host sync
+            splits = counts.tolist()
         token_of_copy = order // self.top_k
         xp = x.index_select(0, token_of_copy)  # permutation into expert order
         a, g = GroupedLinearFn.apply(xp, self.w1, splits).chunk(2, dim=-1)
