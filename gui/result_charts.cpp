@@ -89,6 +89,7 @@ QChart* breakdown_chart(const std::vector<ChartRun>& runs) {
       {"TP comm", s("/breakdown/tp_comm_exposed_s")},
       {"CP comm", s("/breakdown/cp_comm_exposed_s")},
       {"EP comm", s("/breakdown/ep_comm_exposed_s")},
+      {"host wait", s("/breakdown/host_wait_s")},
       {"PP bubble and waits", s("/breakdown/pipeline_bubble_and_wait_s")},
       {"DP comm", s("/breakdown/dp_comm_exposed_s")},
       {"optimizer", s("/breakdown/optimizer_s")},

@@ -75,7 +75,8 @@ void register_validate_command(CLI::App& app) {
         e["predicted_step_s"] = r.predicted_step_s;
         e["breakdown_s"] = {{"compute", b.compute.seconds()},         {"memory_kernels", b.memory_kernels.seconds()},
                             {"tp_comm", b.tp_comm.seconds()},         {"cp_comm", b.cp_comm.seconds()},
-                            {"ep_comm", b.ep_comm.seconds()},         {"pipeline_wait", b.pipeline_wait.seconds()},
+                            {"ep_comm", b.ep_comm.seconds()},         {"host_wait", b.host_wait.seconds()},
+                            {"pipeline_wait", b.pipeline_wait.seconds()},
                             {"dp_comm", b.dp_comm.seconds()},         {"optimizer", b.optimizer.seconds()},
                             {"param_gather", b.param_gather.seconds()}};
         if (r.sm_clock_mhz > 0) e["sm_clock_mhz"] = r.sm_clock_mhz;

@@ -160,6 +160,7 @@ void StepReplay::finish_unit(int s, std::size_t index, Time start) {
   st.sums.tp_comm += c.tp_comm;
   st.sums.cp_comm += c.cp_comm;
   st.sums.ep_comm += c.ep_comm;
+  st.sums.host_wait += c.host_wait;
   st.sums.clock_seconds += c.clock_seconds;
   st.model_flops += c.model_flops;
   st.hardware_flops += c.hardware_flops;
@@ -286,8 +287,8 @@ void StepReplay::maybe_finish(int s) {
   st.finishing = true;
   st.optimizer_start = engine_.now();
   st.sums.dp_comm = st.optimizer_start - st.last_unit_end;
-  // The units' busy time is what finish_unit summed: UnitCost::total() = compute + TP + CP + EP.
-  const Time busy = st.sums.compute + st.sums.tp_comm + st.sums.cp_comm + st.sums.ep_comm;
+  // The units' busy time is what finish_unit summed: UnitCost::total() = compute + TP + CP + EP + host wait.
+  const Time busy = st.sums.compute + st.sums.tp_comm + st.sums.cp_comm + st.sums.ep_comm + st.sums.host_wait;
   st.sums.pipeline_wait = (st.last_unit_end - step_start_) - busy;
   const Time opt = costs_.optimizer(s);
   st.sums.optimizer = opt;

@@ -41,6 +41,7 @@ struct StepBreakdown {
   Time tp_comm;              ///< exposed TP collectives
   Time cp_comm;
   Time ep_comm;
+  Time host_wait;            ///< GPU idle waiting for an eager host (launch-bound units, host synchronisations)
   Time pipeline_wait;        ///< idle inside the pipeline: bubble, waits for transfers and ZeRO-3 gathers
   Time dp_comm;              ///< gradient reduction left after the last backward unit
   Time optimizer;

@@ -12,6 +12,7 @@ UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
   tp_comm += o.tp_comm;
   cp_comm += o.cp_comm;
   ep_comm += o.ep_comm;
+  host_wait += o.host_wait;  // `issue` is composed in order by the caller, not summed
   model_flops += o.model_flops;
   hardware_flops += o.hardware_flops;
   selective_recompute += o.selective_recompute;
@@ -37,9 +38,11 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   }
   const double clock = compute.sustained_clock(compute_loads);
   Time last_attention = Time::zero();
+  std::vector<Time> stream(ops.size());  // each op's time on the GPU's stream, for the host-issue model
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     const Time before = u.compute;
+    const Time stream_before = u.total();
     switch (op.kind) {
       case OpKind::gemm: u.compute += loads[i].at(clock); break;
       case OpKind::attention:
@@ -81,6 +84,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
     }
     // Eager framework: the GPU idles between kernels, after each one the op launches.
     if (op.kind != OpKind::collective) u.compute += train_.kernel_gap * op.launches;
+    stream[i] = u.total() - stream_before;
     u.model_flops += op.model_flops;
     if (op.selective_recompute) {
       u.selective_recompute += u.compute - before;
@@ -89,6 +93,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   }
   u.hardware_flops = u.model_flops;
   u.clock_seconds = clock * u.compute.seconds();
+  u.issue = HostIssue::of(ops, stream, train_.host_launch_cost);
   return u;
 }
 
@@ -140,6 +145,39 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
           b += mtp_head.second;
         }
       }
+      if (t.host_launch_cost > Time::zero()) {
+        // The host issues a unit's parts in order (forward: embedding, layers, head, MTP modules; backward the
+        // reverse), so a GPU-bound part lends the host a lead for the launch-bound parts after it.
+        std::vector<const HostIssue*> fp, bp, lp;
+        if (vs == 0) fp.push_back(&embed.first.issue);
+        for (int l = first; l < last; ++l) {
+          const auto& layer = (m.is_moe() && l >= m.dense_layers) ? moe : dense;
+          fp.push_back(&layer.first.issue);
+          lp.push_back(&layer.first.issue);
+          bp.push_back(&layer.second.issue);
+        }
+        if (vs == p.pp * v - 1) {
+          fp.push_back(&output.first.issue);
+          bp.insert(bp.end(), &output.second.issue);
+          const auto& mtp_layer = m.is_moe() ? moe : dense;
+          for (int d = 0; d < m.mtp_layers; ++d) {
+            fp.push_back(&mtp_layer.first.issue);
+            fp.push_back(&mtp_head.first.issue);
+            lp.push_back(&mtp_layer.first.issue);
+            bp.push_back(&mtp_layer.second.issue);
+            bp.push_back(&mtp_head.second.issue);
+          }
+        }
+        if (vs == 0) bp.insert(bp.begin(), &embed.second.issue);
+        const auto compose = [](auto begin, auto end) {
+          HostIssue r;
+          for (auto it = begin; it != end; ++it) r = r.then(**it);
+          return r.wait();
+        };
+        f.host_wait = compose(fp.begin(), fp.end());
+        b.host_wait = compose(bp.rbegin(), bp.rend());
+        layers_forward.host_wait = compose(lp.begin(), lp.end());
+      }
       if (t.recompute == Recompute::full) {
         // Full recompute reruns the chunk's transformer layers (kernels and TP collectives) before their
         // backward, as Megatron-LM's --recompute-granularity full does.
@@ -148,6 +186,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b.tp_comm += layers_forward.tp_comm;
         b.cp_comm += layers_forward.cp_comm;
         b.ep_comm += layers_forward.ep_comm;
+        b.host_wait += layers_forward.host_wait;
         b.hardware_flops += layers_forward.model_flops;
         b.clock_seconds += layers_forward.clock_seconds;
       }

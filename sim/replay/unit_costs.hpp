@@ -8,6 +8,7 @@
 
 #include "sim/collectives/collective.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
+#include "sim/replay/host_issue.hpp"
 #include "sim/replay/rank_layout.hpp"
 #include "sim/workload/layer_ops.hpp"
 
@@ -23,6 +24,11 @@ struct UnitCost {
   Time tp_comm;          ///< exposed tensor-parallel collectives
   Time cp_comm;          ///< exposed context-parallel K/V exchange
   Time ep_comm;          ///< expert-parallel all-to-all
+  /// GPU idle waiting for an eager host: launches that take longer than the kernels they queue, and the drain a
+  /// host synchronisation forces (TrainingConfig::host_launch_cost).
+  Time host_wait;
+  /// How the host issued this part's kernels (for composing a unit's host_wait from its parts, in order).
+  HostIssue issue;
   Flops model_flops;     ///< per GPU, Megatron-LM's convention (no recompute)
   Flops hardware_flops;  ///< per GPU, recompute included
   Time selective_recompute;  ///< forward time of the ops selective recompute reruns (unfused attention core)
@@ -30,7 +36,7 @@ struct UnitCost {
   /// Kernel seconds times the SM clock they run at, as a fraction of f_max (1 without a power-cap model): over
   /// `compute`, the time-weighted clock.
   double clock_seconds = 0.0;
-  [[nodiscard]] Time total() const noexcept { return compute + tp_comm + cp_comm + ep_comm; }
+  [[nodiscard]] Time total() const noexcept { return compute + tp_comm + cp_comm + ep_comm + host_wait; }
   UnitCost& operator+=(const UnitCost& o) noexcept;
 };
 
@@ -56,6 +62,7 @@ class UnitCosts {
   }
   [[nodiscard]] UnitCost cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
                                  const CollectiveEstimate& estimate, const RankLayout& layout) const;
+
 
   const ComputeCostModel& compute_;
   int pp_;

@@ -44,6 +44,7 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
       {"tp_comm_exposed_s", b.tp_comm.seconds()},
       {"cp_comm_exposed_s", b.cp_comm.seconds()},
       {"ep_comm_exposed_s", b.ep_comm.seconds()},
+      {"host_wait_s", b.host_wait.seconds()},
       {"pipeline_bubble_and_wait_s", b.pipeline_wait.seconds()},
       {"dp_comm_exposed_s", b.dp_comm.seconds()},
       {"optimizer_s", b.optimizer.seconds()},

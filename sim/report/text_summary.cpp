@@ -50,6 +50,7 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   line("TP communication (exposed)", pct(b.tp_comm));
   if (sc.plan.cp > 1) line("CP communication (exposed)", pct(b.cp_comm));
   if (sc.plan.ep > 1) line("EP all-to-all (exposed)", pct(b.ep_comm));
+  if (b.host_wait > Time::zero()) line("waiting for the host (eager)", pct(b.host_wait));
   line("pipeline bubble and waits", pct(b.pipeline_wait));
   line("DP communication (exposed)", pct(b.dp_comm));
   line("optimizer step", pct(b.optimizer));

@@ -60,7 +60,7 @@ RunProfile make_run_profile(const Scenario& sc, const RunResult& r) {
   RunProfile run;
   run.step_time = r.step.step_time;
   run.fractions = fractions_from_times(b.compute - b.memory_kernels, b.memory_kernels + b.optimizer,
-                                       b.tp_comm + b.cp_comm + b.ep_comm + b.dp_comm + b.param_gather, b.pipeline_wait);
+                                       b.tp_comm + b.cp_comm + b.ep_comm + b.dp_comm + b.param_gather, b.pipeline_wait + b.host_wait);
   run.tokens_per_step = r.tokens_per_step;
   run.token_budget = *sc.training.token_budget;
   run.parameter_count = sc.model.total_params();

@@ -256,6 +256,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // Every framework of these rows runs PyTorch eagerly unless the row says it captures CUDA graphs.
   if (!contains(notes, "CUDA graph") && !contains(notes, "cuda_graph")) {
     tr.kernel_gap = kEagerKernelGap;
+    tr.host_launch_cost = kEagerHostLaunch;
   }
   if (contains(notes, "--tp-comm-overlap") || contains(notes, "TP comm overlap on")) tr.overlap.tp_comm = true;  // as stated
   // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.

@@ -149,6 +149,7 @@ std::string why_slower(const ReplayedPlan& worse, const ReplayedPlan& better) {
       {"exposed TP communication", (w.tp_comm - b.tp_comm).seconds()},
       {"exposed CP communication", (w.cp_comm - b.cp_comm).seconds()},
       {"exposed EP communication", (w.ep_comm - b.ep_comm).seconds()},
+      {"waiting for the host (eager launches)", (w.host_wait - b.host_wait).seconds()},
       {"pipeline bubble and waits", (w.pipeline_wait - b.pipeline_wait).seconds()},
       {"exposed DP gradient reduction", (w.dp_comm - b.dp_comm).seconds()},
       {"optimizer step", (w.optimizer - b.optimizer).seconds()},

@@ -189,6 +189,9 @@ struct Builder {
     const double received = copies * etp * t.moe_load_imbalance;  // rows this rank's experts compute
     memory("token permutation", 2.0 * copies * h * kAct);
     collective("EP dispatch all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_load_imbalance);
+    // The all-to-all's split sizes (and, without EP, the grouped GEMM's row counts) are host values: the
+    // dropless dispatcher copies the counts from the GPU and waits for them (Megatron-Core cuda_sync_point).
+    const std::size_t sync_at = p.ep > 1 ? ops.size() - 1 : ops.size();
     if (etp > 1) {
       // The expert-TP ranks gather the tokens each received (priced on the TP group: exact when expert_tp = tp).
       collective("expert TP all-gather", CollectiveKind::all_gather, CommGroup::tp, received * h * kAct);
@@ -206,6 +209,7 @@ struct Builder {
     // multi-stream path; a single grouped kernel exists only for 16-bit inputs behind an opt-in switch).
     gemm("expert up" + std::string(m.gated_ffn ? "+gate" : ""), per_expert, up, h, local_experts);
     ops.back().launches = local_experts;
+    if (t.moe_host_sync) ops[sync_at].host_sync = true;
     memory("expert activation", static_cast<double>(up + f) * static_cast<double>(per_expert * local_experts) * kAct);
     gemm("expert down", per_expert, h, f, local_experts);
     ops.back().launches = local_experts;
@@ -316,6 +320,7 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
       }
     }
   }
+  for (Op& b : out) b.host_sync = false;  // the backward reuses the split sizes the forward copied
   return out;
 }
 

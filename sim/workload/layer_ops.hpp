@@ -41,6 +41,10 @@ struct Op {
   /// expert, and under fp8 current scaling four quantisation kernels per expert). Each launch pays the
   /// eager framework's kernel gap (TrainingConfig::kernel_gap).
   int launches = 1;
+  /// The host waits for the GPU to reach this op before it can launch it (a device-to-host copy the launch needs:
+  /// the dropless alltoall dispatcher's per-expert token counts). Forward only; costs time only where the host
+  /// issues kernels eagerly (TrainingConfig::host_launch_cost).
+  bool host_sync = false;
 };
 
 /// mtp_head: what one multi-token prediction module adds besides its transformer layer (the next token's

@@ -83,6 +83,10 @@ enum class Fp8Recipe { delayed, current };
 /// profiler's kernel total, over the operators layer_ops prices for the same step (24 per layer, 9 more):
 /// 5.33 ms / 585, 4.08 ms / 489 and 3.86 ms / 393 for GPTs of 1.4-3.6B, i.e. 9.1, 8.3 and 9.8 us; the mean.
 inline constexpr Time kEagerKernelGap = Time::us(9.1);
+/// Host time eager PyTorch spends per kernel it launches (Python, autograd, dispatcher, allocator and the launch),
+/// measured on the H200 host (profiles/h200-calibration/run10-host-sync): steps of 294, 2,265 and 5,145 kernels
+/// small enough that the GPU waits for the host took 33.4, 30.2 and 32.7 us per kernel.
+inline constexpr Time kEagerHostLaunch = Time::us(32.0);
 
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
@@ -109,6 +113,13 @@ struct TrainingConfig {
   /// Idle GPU time an eager framework (PyTorch without CUDA graphs) leaves after each operator of layer_ops: the
   /// host issuing kernels just in time, allocator and bookkeeping. 0: none (CUDA graphs, or not modelled).
   Time kernel_gap = Time::zero();
+  /// Host time per operator launch when the framework launches eagerly: the GPU cannot start an operator before
+  /// the host has issued it, so a unit whose launches take longer than its kernels is host-bound, and a host
+  /// synchronisation (Op::host_sync) drains the queue the host had built up. 0: the host never binds.
+  Time host_launch_cost = Time::zero();
+  /// The dropless MoE dispatcher copies the per-expert token counts to the host before the all-to-all
+  /// (Megatron-Core's alltoall dispatcher); false with a padded expert capacity or a sync-free dispatcher.
+  bool moe_host_sync = true;
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {

@@ -236,6 +236,14 @@ const ParamTable<TrainingConfig>& training_params() {
             {.help = "idle GPU time after each operator when the framework launches eagerly (measured 9.1us for "
                      "eager PyTorch on the H200, docs/validation.md); 0 with CUDA graphs or a fused runtime",
              .min = 0.0});
+    p.field("host_launch_cost", &TrainingConfig::host_launch_cost,
+            {.help = "host time per operator launch when the framework launches eagerly (measured 32us per kernel for "
+                     "eager PyTorch on the H200 host, docs/validation.md); the GPU waits when the host falls behind; "
+                     "0: the host never binds (CUDA graphs)",
+             .min = 0.0});
+    p.field("moe_host_sync", &TrainingConfig::moe_host_sync,
+            {.help = "the dropless MoE dispatcher copies per-expert token counts to the host before the all-to-all "
+                     "(Megatron-Core alltoall); false: padded capacity or a sync-free dispatcher"});
     p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
     p.choice("attention", &TrainingConfig::attention, attention_names(),
              {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});

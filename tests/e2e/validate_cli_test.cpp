@@ -85,7 +85,7 @@ TEST(ValidateCli, JsonCarriesEachRowsStepBreakdown) {
     // memory_kernels is the bandwidth-bound share of compute, not a further part.
     const auto& b = row.at("breakdown_s");
     double sum = 0;
-    for (const char* k : {"compute", "tp_comm", "cp_comm", "ep_comm", "pipeline_wait", "dp_comm", "optimizer",
+    for (const char* k : {"compute", "tp_comm", "cp_comm", "ep_comm", "host_wait", "pipeline_wait", "dp_comm", "optimizer",
                           "param_gather"}) {
       sum += b.at(k).get<double>();
     }

@@ -48,6 +48,7 @@ TEST(MoeStep, MeasuredH200MoeStepsWithinFifteenPercentDenseWithinFive) {
     sc.training.global_batch = sc.training.micro_batch;
     sc.training.seq_len = model.seq_len;
     sc.training.kernel_gap = kEagerKernelGap;
+    sc.training.host_launch_cost = kEagerHostLaunch;
     const RunResult r = run_scenario(sc);
     // Forward and backward only: the script's optimizer keeps bf16 AdamW states, the simulator's mixed-precision
     // optimizer fp32 master weights and states, so the step's last part is not the same work.

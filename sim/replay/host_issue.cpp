@@ -1,0 +1,59 @@
+#include "sim/replay/host_issue.hpp"
+
+#include <algorithm>
+
+namespace cs {
+
+void HostIssue::Run::launch(double h, double g) {
+  host += h;
+  deficit = std::max(deficit, host - gpu);
+  gpu += g;
+}
+
+HostIssue::Run HostIssue::Run::then(const Run& b) const {
+  return Run{gpu + b.gpu, host + b.host, std::max(deficit, host - gpu + b.deficit)};
+}
+
+HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost) {
+  HostIssue r;
+  const double h = launch_cost.seconds();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].host_sync) {
+      if (r.synced_) r.closed_ += std::max(0.0, r.tail_.deficit);
+      r.synced_ = true;
+      r.tail_ = Run{};
+    }
+    Run& run = r.synced_ ? r.tail_ : r.head_;
+    // An op of several launches (one GEMM per local expert) feeds the GPU launch by launch.
+    const int launches = std::max(1, ops[i].launches);
+    const double g = stream[i].seconds() / launches;
+    for (int k = 0; k < launches; ++k) run.launch(h, g);
+  }
+  return r;
+}
+
+HostIssue HostIssue::then(const HostIssue& next) const {
+  HostIssue r;
+  if (!synced_ && !next.synced_) {
+    r.head_ = head_.then(next.head_);
+  } else if (!synced_) {
+    r = next;
+    r.head_ = head_.then(next.head_);
+  } else if (!next.synced_) {
+    r = *this;
+    r.tail_ = tail_.then(next.head_);
+  } else {
+    r = *this;
+    r.closed_ = closed_ + std::max(0.0, tail_.then(next.head_).deficit) + next.closed_;
+    r.tail_ = next.tail_;
+  }
+  return r;
+}
+
+Time HostIssue::wait() const {
+  double w = std::max(0.0, head_.deficit);
+  if (synced_) w += closed_ + std::max(0.0, tail_.deficit);
+  return Time::from_seconds(w);
+}
+
+}  // namespace cs

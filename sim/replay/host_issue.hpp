@@ -1,0 +1,40 @@
+// How an eager host and the GPU's stream interleave over a run of operators. The GPU cannot start a kernel before
+// the host has launched it, and a host synchronisation (Op::host_sync) makes the host wait until the GPU has
+// drained what came before. Over launches k with host cost h_k and stream time g_k, starting together, the GPU
+// finishes at G + max(0, M) with M = max_k (sum_{j<=k} h_j - sum_{j<k} g_j): M is the idle time the host causes.
+// The summary composes, so a unit's summary is its layers' summaries in order (embedding, layers, head): a long
+// GPU-bound part gives the host the lead it spends on a launch-bound part after it, never before it.
+#pragma once
+
+#include <limits>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/workload/layer_ops.hpp"
+
+namespace cs {
+
+class HostIssue {
+ public:
+  /// `stream[i]`: op i's time on the GPU stream (kernels with their gaps, or an in-stream collective);
+  /// `launch_cost`: the host's time per launch.
+  [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost);
+  /// This run followed by `next`.
+  [[nodiscard]] HostIssue then(const HostIssue& next) const;
+  /// GPU idle time waiting for the host over the whole run, both clocks starting together.
+  [[nodiscard]] Time wait() const;
+
+ private:
+  struct Run {  // launches with no synchronisation among them
+    double gpu = 0, host = 0;
+    double deficit = -std::numeric_limits<double>::infinity();
+    void launch(double h, double g);
+    [[nodiscard]] Run then(const Run& b) const;
+  };
+  Run head_;            ///< up to the first synchronisation (all of it without one)
+  bool synced_ = false;
+  double closed_ = 0;   ///< idle inside the segments between the first and the last synchronisation
+  Run tail_;            ///< from the last synchronisation on
+};
+
+}  // namespace cs

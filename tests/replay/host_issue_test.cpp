@@ -1,0 +1,65 @@
+// The host-issue model (sim/replay/host_issue.hpp) on hand-worked sequences: an eager host that launches each
+// kernel after `h` of its own time, a GPU that runs each kernel for its stream time once launched, and host
+// synchronisations that make the host wait for the GPU.
+#include <gtest/gtest.h>
+
+#include "sim/replay/host_issue.hpp"
+
+namespace cs {
+namespace {
+
+Op op(int launches = 1, bool sync = false) {
+  Op o{"k", OpKind::gemm};
+  o.launches = launches;
+  o.host_sync = sync;
+  return o;
+}
+
+TEST(HostIssue, GpuBoundRunWaitsOnlyForTheFirstLaunch) {
+  // Host 10 us per launch, kernels 50 us: the GPU waits 10 us for the first launch, never again.
+  const auto r = HostIssue::of({op(), op(), op()}, {Time::us(50), Time::us(50), Time::us(50)}, Time::us(10));
+  EXPECT_EQ(r.wait(), Time::us(10));
+}
+
+TEST(HostIssue, LaunchBoundRunRunsAtTheHostsPace) {
+  // 4 launches of 30 us host time over 10 us kernels: the last launch leaves the host at 120 us, the GPU has
+  // done 30 us of work before it, so the GPU waited 90 us (it ends at 130 us = 40 us of kernels + 90 us idle).
+  const auto r = HostIssue::of({op(4)}, {Time::us(40)}, Time::us(30));
+  EXPECT_EQ(r.wait(), Time::us(90));
+}
+
+TEST(HostIssue, GpuBoundPartLendsTheHostALeadForTheLaunchBoundPartAfterIt) {
+  const Time h = Time::us(30);
+  const auto gpu_bound = HostIssue::of({op()}, {Time::us(200)}, h);     // 1 launch, 200 us kernel
+  const auto launch_bound = HostIssue::of({op(5)}, {Time::us(50)}, h);  // 5 launches of 10 us kernels
+  // Alone, the launch-bound part idles the GPU 150 - 40 = 110 us; behind the 200 us kernel its launches are
+  // all issued (at 180 us) before the GPU is free (200 us): only the first launch's 30 us is left.
+  EXPECT_EQ(launch_bound.wait(), Time::us(110));
+  EXPECT_EQ(gpu_bound.then(launch_bound).wait(), Time::us(30));
+  // The other order lends nothing: the launch-bound part ends at 160 us (110 us idle), the kernel's launch is
+  // issued at 180 us: 20 us more.
+  EXPECT_EQ(launch_bound.then(gpu_bound).wait(), Time::us(130));
+}
+
+TEST(HostIssue, SynchronisationDrainsTheLeadTheHostHadBuilt) {
+  const Time h = Time::us(30);
+  // A 200 us kernel, then a synchronised op of 5 launches of 10 us kernels.
+  const auto no_sync = HostIssue::of({op(), op(5)}, {Time::us(200), Time::us(50)}, h);
+  const auto sync = HostIssue::of({op(), op(5, true)}, {Time::us(200), Time::us(50)}, h);
+  EXPECT_EQ(no_sync.wait(), Time::us(30));
+  // With the sync the host waits until 230 us, then the 5 launches run at its pace: 150 - 40 = 110 us more.
+  EXPECT_EQ(sync.wait(), Time::us(30) + Time::us(110));
+  // Composing parts gives what one sequence gives: sync segments close across the boundary.
+  const auto a = HostIssue::of({op(), op(5, true)}, {Time::us(200), Time::us(50)}, h);
+  const auto b = HostIssue::of({op(2), op(3, true)}, {Time::us(300), Time::us(30)}, h);
+  const auto whole = HostIssue::of({op(), op(5, true), op(2), op(3, true)},
+                                   {Time::us(200), Time::us(50), Time::us(300), Time::us(30)}, h);
+  EXPECT_EQ(a.then(b).wait(), whole.wait());
+}
+
+TEST(HostIssue, NoLaunchCostNoWait) {
+  EXPECT_EQ(HostIssue::of({op(8, true)}, {Time::us(5)}, Time::zero()).wait(), Time::zero());
+}
+
+}  // namespace
+}  // namespace cs
