@@ -127,11 +127,11 @@ TEST(Validation, PublicRowsStayWithinMapeBound) {
   EXPECT_LE(sum / n, 0.09) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
-// Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm): 17.3% over all nine
-// rows, 5.8% over the six dense ones. The dense rows are held to 6.5%; the MoE rows miss the 10% target
-// (Qwen3-30B-A3B is +81%, DeepSeek-V3 -24.5% with its multi-token prediction module and NeMo's pipeline split
-// for it, -18% without: docs/validation.md, "Not done"), so the overall bound is a regression guard.
-constexpr double MODERN_MAPE_BOUND = 0.18;
+// Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm) and the eager host-issue model:
+// 14.3% over all nine rows, 5.8% over the six dense ones. The dense rows are held to 6.5%; the MoE rows miss the
+// 10% target (Qwen3-30B-A3B is +56%, DeepSeek-V3 -24.5% with its multi-token prediction module and NeMo's
+// pipeline split for it: docs/validation.md, "Not done"), so the overall bound is a regression guard.
+constexpr double MODERN_MAPE_BOUND = 0.15;
 constexpr double MODERN_DENSE_MAPE_BOUND = 0.065;
 
 // The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
