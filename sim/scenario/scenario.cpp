@@ -58,8 +58,8 @@ Scenario load_scenario(const InputNode& root, const std::string& profile_overrid
   sc.network = in.network;
   sc.facility = in.facility;
   // A job on part of one node, down to one GPU: the cluster is that node and the job uses cluster.gpus of it.
-  const int node_gpus = located(in.topology, [&] { return topology_node_gpus(in.topology.name); });
-  if (in.gpus < node_gpus && node_gpus % in.gpus == 0) {
+  sc.topology = located(in.topology, [&] { return load_topology_for_job(in.topology.name, in.gpus); });
+  if (const int node_gpus = sc.topology.node().gpus; part_of_one_node(in.gpus, node_gpus)) {
     if (sc.plan.gpus() != in.gpus) {
       root.at("cluster").at("gpus").fail(std::to_string(in.gpus) + " GPUs on part of one " + std::to_string(node_gpus) +
                                          "-GPU node: the job must use all of them (tp*pp*dp*cp = " +
@@ -67,7 +67,6 @@ Scenario load_scenario(const InputNode& root, const std::string& profile_overrid
     }
     sc.gpus = node_gpus;
   }
-  sc.topology = located(in.topology, [&] { return load_topology(in.topology.name, sc.gpus); });
   sc.profile = located(in.profile, [&] {
     return find_device_profile(profile_override.empty() ? in.profile.name : profile_override);
   });

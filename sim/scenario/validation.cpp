@@ -21,9 +21,6 @@ std::optional<double> number(const std::string& s) {
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
-/// GPUs per node of every system a row maps to (DGX A100, DGX H100, DGX H200).
-constexpr int kNodeGpus = 8;
-
 }  // namespace
 
 double band_calibration_p90(const DeviceProfile& p) noexcept {
@@ -282,11 +279,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   try {
     // A job smaller than one node runs on part of a single node of the simulated system, down to one GPU
     // (a row's own gpus_per_node may be smaller than the DGX node it is simulated on: a 1-GPU workstation).
-    if (sc.gpus < kNodeGpus && kNodeGpus % sc.gpus == 0) {
-      sc.gpus = kNodeGpus;
-      assumptions.push_back("part of one " + std::to_string(kNodeGpus) + "-GPU node");
+    sc.topology = load_topology_for_job(topology, sc.gpus);
+    if (const int node_gpus = sc.topology.node().gpus; part_of_one_node(sc.gpus, node_gpus)) {
+      sc.gpus = node_gpus;
+      assumptions.push_back("part of one " + std::to_string(node_gpus) + "-GPU node");
     }
-    sc.topology = load_topology(topology, sc.gpus);
     sc.profile = find_device_profile(profile);
   } catch (const InputError& e) {
     skip = e.what();

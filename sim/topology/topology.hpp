@@ -160,8 +160,12 @@ class Topology {
 /// nodes or does not fit the fabric.
 [[nodiscard]] Topology load_topology(const std::string& name_or_path, int gpus);
 
-/// GPUs per node of the topology `name_or_path` (what a cluster of part of one node may use).
-[[nodiscard]] int topology_node_gpus(const std::string& name_or_path);
+/// A job on part of one node, down to one GPU: fewer GPUs than a node, dividing it. Such a job runs on one
+/// whole node of the topology (power and cost count the node).
+[[nodiscard]] bool part_of_one_node(int job_gpus, int node_gpus) noexcept;
+/// load_topology for a job of `job_gpus` GPUs, reading the file once: a cluster of that many GPUs, or one whole
+/// node when the job is part of one (part_of_one_node).
+[[nodiscard]] Topology load_topology_for_job(const std::string& name_or_path, int job_gpus);
 
 /// Builds the graph of a topology from its specs (what load_topology does after parsing).
 [[nodiscard]] Topology build_topology(std::string name, NodeSpec node, FabricSpec fabric, int nodes);

@@ -20,16 +20,9 @@ std::string topology_path(const std::string& name_or_path) {
 
 }  // namespace
 
-int topology_node_gpus(const std::string& name_or_path) {
-  TopologyInput in;
-  topology_params().read(InputNode::load_file(topology_path(name_or_path)), in);
-  return in.node.gpus;
-}
+namespace {
 
-Topology load_topology(const std::string& name_or_path, int gpus) {
-  const std::string path = topology_path(name_or_path);
-  TopologyInput in;
-  topology_params().read(InputNode::load_file(path), in);
+Topology build_from(const std::string& path, TopologyInput in, int gpus) {
   NodeSpec node = std::move(in.node);
   node.gpu_link = node.scale_up.kind == ScaleUpKind::nvswitch ? node.scale_up.link : node.pcie.gpu_link;
   node.nics = node.nic_spec.count;
@@ -46,6 +39,27 @@ Topology load_topology(const std::string& name_or_path, int gpus) {
   } catch (const InputError& e) {
     throw InputError({path, 0, 0}, e.key_path(), e.message());
   }
+}
+
+}  // namespace
+
+bool part_of_one_node(int job_gpus, int node_gpus) noexcept {
+  return job_gpus > 0 && job_gpus < node_gpus && node_gpus % job_gpus == 0;
+}
+
+Topology load_topology(const std::string& name_or_path, int gpus) {
+  const std::string path = topology_path(name_or_path);
+  TopologyInput in;
+  topology_params().read(InputNode::load_file(path), in);
+  return build_from(path, std::move(in), gpus);
+}
+
+Topology load_topology_for_job(const std::string& name_or_path, int job_gpus) {
+  const std::string path = topology_path(name_or_path);
+  TopologyInput in;
+  topology_params().read(InputNode::load_file(path), in);
+  const int node_gpus = in.node.gpus;
+  return build_from(path, std::move(in), part_of_one_node(job_gpus, node_gpus) ? node_gpus : job_gpus);
 }
 
 }  // namespace cs
