@@ -1,0 +1,77 @@
+// The host-issue model against H200 run 10 (calibrate/pytorch/host_sync_study.py;
+// profiles/h200-calibration/run10-host-sync/host_sync.json): the same six-layer Qwen3-MoE-shaped model, with the
+// per-expert counts copied to the host before the expert GEMMs (`balanced`: the dropless dispatcher's sync) or
+// known in advance (`static`), predicted with training.moe_host_sync true / false, the eager kernel gap and
+// 32 us of host time per launch. Predicted 2026-12-04: 128 experts +4.6% (static) and +12.6% (balanced), 32
+// experts +2.2% and -4.1%.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "sim/scenario/runner.hpp"
+
+namespace cs {
+namespace {
+
+double predicted_ms(const nlohmann::json& m, bool sync) {
+  Scenario sc;
+  sc.name = m["name"].get<std::string>();
+  ModelSpec& model = sc.model;
+  model.name = sc.name;
+  model.layers = m["layers"].get<int>();
+  model.hidden = m["hidden"].get<std::int64_t>();
+  model.heads = m["heads"].get<int>();
+  model.kv_heads = m["kv_heads"].get<int>();
+  model.head_width = m["head_dim"].get<std::int64_t>();
+  model.gated_ffn = true;
+  model.norm = NormKind::rmsnorm;
+  model.vocab = m["vocab"].get<std::int64_t>();
+  model.seq_len = m["seq"].get<int>();
+  model.ffn_hidden = m["expert_ffn"].get<std::int64_t>() * m["top_k"].get<int>();
+  model.experts = m["experts"].get<int>();
+  model.top_k = m["top_k"].get<int>();
+  model.expert_ffn_hidden = m["expert_ffn"].get<std::int64_t>();
+  sc.gpus = 8;
+  sc.topology = load_topology("dgx-h200", 8);
+  sc.profile = find_device_profile("h200");
+  sc.training.micro_batch = m["batch"].get<int>();
+  sc.training.global_batch = sc.training.micro_batch;
+  sc.training.seq_len = model.seq_len;
+  sc.training.kernel_gap = kEagerKernelGap;
+  sc.training.host_launch_cost = kEagerHostLaunch;
+  sc.training.moe_host_sync = sync;
+  const RunResult r = run_scenario(sc);
+  return (r.step.step_time - r.step.breakdown.optimizer).seconds() * 1e3;
+}
+
+TEST(HostSyncStep, FullSizeMoeStepsAndTheSynchronisationsCost) {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/run10-host-sync/host_sync.json");
+  ASSERT_TRUE(in) << "measurement file missing";
+  const auto measured = nlohmann::json::parse(in);
+  std::map<std::string, std::map<std::string, double>> ms;  // name -> routing -> measured forward+backward
+  for (const auto& m : measured["results"]) {
+    ms[m["name"].get<std::string>()][m["routing"].get<std::string>()] = m["fwd_bwd_ms_median"].get<double>();
+  }
+  for (const auto& m : measured["results"]) {
+    const std::string name = m["name"].get<std::string>();
+    if (m["experts"].get<int>() == 0 || m["seq"].get<int>() < 4096 || m["routing"] != "static") continue;
+    const double no_sync = predicted_ms(m, false), sync = predicted_ms(m, true);
+    const double measured_static = ms[name]["static"], measured_balanced = ms[name]["balanced"];
+    std::printf("%s: no sync predicted %.1f ms, measured %.1f ms (%+.1f%%); sync predicted %.1f ms, measured %.1f ms "
+                "(%+.1f%%)\n",
+                name.c_str(), no_sync, measured_static, (no_sync / measured_static - 1) * 100, sync, measured_balanced,
+                (sync / measured_balanced - 1) * 100);
+    EXPECT_NEAR(no_sync / measured_static, 1.0, 0.15) << name;
+    EXPECT_NEAR(sync / measured_balanced, 1.0, 0.15) << name;
+    // The sync never makes a step faster. What it costs is not yet placed right (2026-12-04: predicted +8.6 ms for
+    // 128 experts where the measurement shows none, +2.0 ms for 32 experts where it shows +8.4 ms; the host's cost
+    // of the non-GEMM operators, several PyTorch kernels each, is undercounted: docs/validation.md).
+    EXPECT_GE(sync, no_sync) << name;
+  }
+}
+
+}  // namespace
+}  // namespace cs
