@@ -102,6 +102,13 @@ TEST(BusBandwidth, EightH100NearPublishedRingAndNvls) {
   EXPECT_NEAR(busbw(t, CollectiveAlgorithm::nvls, S) / 1e9, 480.0, 480 * 0.05);
 }
 
+TEST(BusBandwidth, EightB200RingIsNcclsNvlink5Rate) {
+  // DGX B200: 18 NVLink5 links per GPU at NCCL's SM100_NVLINK_BW of 40.1 GB/s each: 721.8 GB/s ring busbw.
+  const Topology t = load_topology("dgx-b200", 8);
+  const double S = 8.0 * 1024 * 1024 * 1024;
+  EXPECT_NEAR(busbw(t, CollectiveAlgorithm::ring, S) / 1e9, 721.8, 721.8 * 0.05);
+}
+
 TEST(AllToAll, WithinSeventeenPercentOfPublishedNcclOnH100) {
   // Megatron-Core MoE report (Yan et al., NVIDIA, arXiv 2603.07685, Table 7): NCCL all-to-all "dispatch" latency
   // on H100 (DGX, 8 x 400 Gb/s IB) for hidden 7168, sequence 4096 per GPU, 256 experts; top-k and dtype are not

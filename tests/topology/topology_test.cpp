@@ -179,7 +179,8 @@ TEST(Topology, EveryShippedFileLoads) {
   const std::pair<const char*, int> files[] = {
       {"dgx-h100", 8},           {"dgx-h200", 2048},        {"dgx-a100", 640},   {"pcie-4090", 64},
       {"dgx-h100-ib-switch", 64}, {"hgx-h100-roce", 1024},  {"dgx-h100-rail-only", 1024},
-      {"dgx-h100-fat-tree-2to1", 512}, {"dgx-h100-torus", 128}, {"dgx-h100-hypercube", 256}};
+      {"dgx-h100-fat-tree-2to1", 512}, {"dgx-h100-torus", 128}, {"dgx-h100-hypercube", 256},
+      {"dgx-b200", 1024}};
   for (const auto& [name, gpus] : files) {
     const Topology t = load_topology(name, gpus);
     Router router(t);
