@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/hardware/overlap_contention.hpp"
 #include "sim/workload/memory_model.hpp"
 
 namespace cs {
@@ -71,9 +72,10 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
               if (ops[j].kind == OpKind::gemm) { hidden = loads[j].at(clock); break; }
             }
           }
-          // What the GEMM hides still costs it the SMs the collective runs on, for as long as they overlap.
-          const double sm_share = static_cast<double>(train_.overlap.tp_comm_sms) / sm_count_;
-          u.tp_comm += std::max(Time::zero(), t - hidden) + Time::from_seconds(std::min(t, hidden).seconds() * sm_share);
+          // What the GEMM hides still slows it, for as long as they overlap: the collective holds SMs and moves
+          // data through HBM beside it (measured on the H200, hardware/overlap_contention.hpp).
+          const double slowdown = overlap_gemm_slowdown(train_.overlap.tp_comm_sms, sm_count_);
+          u.tp_comm += std::max(Time::zero(), t - hidden) + Time::from_seconds(std::min(t, hidden).seconds() * slowdown);
         } else if (op.group == CommGroup::cp) {
           u.cp_comm += std::max(Time::zero(), t - last_attention);  // ring steps overlap the attention blocks
         } else {
