@@ -11,6 +11,7 @@
 #include "sim/workload/layer_ops.hpp"
 #include "sim/workload/model_spec.hpp"
 #include "sim/workload/model_zoo.hpp"
+#include "find_op.hpp"
 #include "zoo_preset.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
@@ -19,11 +20,7 @@ namespace {
 
 ModelSpec deepseek() { return testing::zoo_preset("deepseek-v3-like"); }
 
-const Op& find(const std::vector<Op>& ops, const std::string& name) {
-  const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == name; });
-  if (it == ops.end()) throw std::runtime_error("no op " + name);
-  return *it;
-}
+using testing::find_op;
 
 TEST(Mla, WidthsOfTheDeepSeekV3Preset) {
   const ModelSpec m = deepseek();
@@ -57,19 +54,19 @@ TEST(Mla, OperatorsUnderTensorParallelism) {
   TrainingConfig t;
   t.seq_len = 4096;
   const auto ops = forward_ops(LayerPart::dense_layer, m, p, t);
-  const Op& qd = find(ops, "Q down projection");
+  const Op& qd = find_op(ops, "Q down projection");
   EXPECT_EQ(qd.gemm.m, 4096);
   EXPECT_EQ(qd.gemm.n, 1536);
   EXPECT_EQ(qd.gemm.k, 7168);
   // Replicated on both TP ranks: each counts half of it as model FLOPs, so the ranks together count it once.
   EXPECT_DOUBLE_EQ(qd.model_flops.value(), 2.0 * 4096 * 1536 * 7168 / 2.0);
-  EXPECT_EQ(find(ops, "Q up projection").gemm.n, 64 * 192);
-  EXPECT_EQ(find(ops, "Q up projection").gemm.k, 1536);
-  EXPECT_EQ(find(ops, "KV down projection").gemm.n, 512 + 64);
-  EXPECT_EQ(find(ops, "KV up projection").gemm.n, 64 * 256);
-  EXPECT_EQ(find(ops, "KV up projection").gemm.k, 512);
-  EXPECT_EQ(find(ops, "attention output projection").gemm.k, 64 * 128);
-  const Op& a = find(ops, "attention");
+  EXPECT_EQ(find_op(ops, "Q up projection").gemm.n, 64 * 192);
+  EXPECT_EQ(find_op(ops, "Q up projection").gemm.k, 1536);
+  EXPECT_EQ(find_op(ops, "KV down projection").gemm.n, 512 + 64);
+  EXPECT_EQ(find_op(ops, "KV up projection").gemm.n, 64 * 256);
+  EXPECT_EQ(find_op(ops, "KV up projection").gemm.k, 512);
+  EXPECT_EQ(find_op(ops, "attention output projection").gemm.k, 64 * 128);
+  const Op& a = find_op(ops, "attention");
   EXPECT_EQ(a.attention.heads, 64);
   EXPECT_EQ(a.attention.head_dim, 160);
   // Megatron's convention (full score matrix): 4096 x 4096 x 81,920 / 2 ranks.
@@ -78,7 +75,7 @@ TEST(Mla, OperatorsUnderTensorParallelism) {
   double projections = 0;
   for (const char* n : {"Q down projection", "Q up projection", "KV down projection", "KV up projection",
                         "attention output projection"}) {
-    projections += find(ops, n).model_flops.value();
+    projections += find_op(ops, n).model_flops.value();
   }
   EXPECT_DOUBLE_EQ(projections, 2.0 * 4096 * m.attention_params() / 2.0);
 }
@@ -122,18 +119,18 @@ TEST(GroupedLaunches, ExpertGemmsLaunchOncePerLocalExpert) {
   t.precision = DType::fp8;
   t.fp8_recipe = Fp8Recipe::current;
   const auto ops = forward_ops(LayerPart::moe_layer, m, p, t);
-  EXPECT_EQ(find(ops, "expert up+gate").launches, 4);
-  EXPECT_EQ(find(ops, "expert down").launches, 4);
-  EXPECT_EQ(find(ops, "expert up+gate fp8 cast").launches, 16);
-  EXPECT_EQ(find(ops, "QKV projection fp8 cast").launches, 1);
+  EXPECT_EQ(find_op(ops, "expert up+gate").launches, 4);
+  EXPECT_EQ(find_op(ops, "expert down").launches, 4);
+  EXPECT_EQ(find_op(ops, "expert up+gate fp8 cast").launches, 16);
+  EXPECT_EQ(find_op(ops, "QKV projection fp8 cast").launches, 1);
   const auto back = backward_ops(ops);
-  EXPECT_EQ(find(back, "expert down dgrad").launches, 4);
-  EXPECT_EQ(find(back, "expert down wgrad").launches, 4);
+  EXPECT_EQ(find_op(back, "expert down dgrad").launches, 4);
+  EXPECT_EQ(find_op(back, "expert down wgrad").launches, 4);
   // Received rows regrouped by local expert after the dispatch and restored before the combine:
   // 64 tokens x top 2 = 128 rows x 512 x 2 bytes, read and written.
-  EXPECT_DOUBLE_EQ(find(ops, "received tokens sorted by expert").bytes.value(), 2.0 * 128 * 512 * 2);
+  EXPECT_DOUBLE_EQ(find_op(ops, "received tokens sorted by expert").bytes.value(), 2.0 * 128 * 512 * 2);
   t.fp8_recipe = Fp8Recipe::delayed;
-  EXPECT_EQ(find(forward_ops(LayerPart::moe_layer, m, p, t), "expert up+gate fp8 cast").launches, 1);
+  EXPECT_EQ(find_op(forward_ops(LayerPart::moe_layer, m, p, t), "expert up+gate fp8 cast").launches, 1);
 }
 
 }  // namespace

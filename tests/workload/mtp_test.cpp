@@ -13,6 +13,7 @@
 #include "sim/workload/memory_model.hpp"
 #include "sim/workload/model_spec.hpp"
 #include "sim/workload/model_zoo.hpp"
+#include "find_op.hpp"
 #include "zoo_preset.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
@@ -35,11 +36,7 @@ TEST(Mtp, HeadOperatorsUnderTensorParallelism) {
   t.micro_batch = 1;
   t.precision = DType::fp8;
   const auto ops = forward_ops(LayerPart::mtp_head, m, p, t);
-  const auto find = [&](const std::string& name) {
-    const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op& o) { return o.name == name; });
-    if (it == ops.end()) throw std::runtime_error("no op " + name);
-    return *it;
-  };
+  const auto find = [&](const std::string& name) { return testing::find_op(ops, name); };
   const Op proj = find("MTP projection");
   EXPECT_EQ(proj.gemm.m, 4096);
   EXPECT_EQ(proj.gemm.n, 7168 / 2);
