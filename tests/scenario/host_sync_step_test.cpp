@@ -7,55 +7,27 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 
-#include "sim/scenario/runner.hpp"
+#include "measured_steps.hpp"
 
 namespace cs {
 namespace {
 
 double predicted_ms(const nlohmann::json& m, bool sync) {
-  Scenario sc;
-  sc.name = m["name"].get<std::string>();
-  ModelSpec& model = sc.model;
-  model.name = sc.name;
-  model.layers = m["layers"].get<int>();
-  model.hidden = m["hidden"].get<std::int64_t>();
-  model.heads = m["heads"].get<int>();
-  model.kv_heads = m["kv_heads"].get<int>();
-  model.head_width = m["head_dim"].get<std::int64_t>();
-  model.gated_ffn = true;
-  model.norm = NormKind::rmsnorm;
-  model.vocab = m["vocab"].get<std::int64_t>();
-  model.seq_len = m["seq"].get<int>();
-  model.ffn_hidden = m["expert_ffn"].get<std::int64_t>() * m["top_k"].get<int>();
-  model.experts = m["experts"].get<int>();
-  model.top_k = m["top_k"].get<int>();
-  model.expert_ffn_hidden = m["expert_ffn"].get<std::int64_t>();
-  sc.gpus = 8;
-  sc.topology = load_topology("dgx-h200", 8);
-  sc.profile = find_device_profile("h200");
-  sc.training.micro_batch = m["batch"].get<int>();
-  sc.training.global_batch = sc.training.micro_batch;
-  sc.training.seq_len = model.seq_len;
-  sc.training.kernel_gap = kEagerKernelGap;
-  sc.training.host_launch_cost = kEagerHostLaunch;
+  Scenario sc = testing::moe_step_on_one_h200(m);
   sc.training.moe_host_sync = sync;
   const RunResult r = run_scenario(sc);
   return (r.step.step_time - r.step.breakdown.optimizer).seconds() * 1e3;
 }
 
 TEST(HostSyncStep, FullSizeMoeStepsAndTheSynchronisationsCost) {
-  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/run10-host-sync/host_sync.json");
-  ASSERT_TRUE(in) << "measurement file missing";
-  const auto measured = nlohmann::json::parse(in);
+  const auto results = testing::h200_results("run10-host-sync/host_sync.json");
   std::map<std::string, std::map<std::string, double>> ms;  // name -> routing -> measured forward+backward
-  for (const auto& m : measured["results"]) {
+  for (const auto& m : results) {
     ms[m["name"].get<std::string>()][m["routing"].get<std::string>()] = m["fwd_bwd_ms_median"].get<double>();
   }
-  for (const auto& m : measured["results"]) {
+  for (const auto& m : results) {
     const std::string name = m["name"].get<std::string>();
     if (m["experts"].get<int>() == 0 || m["seq"].get<int>() < 4096 || m["routing"] != "static") continue;
     const double no_sync = predicted_ms(m, false), sync = predicted_ms(m, true);

@@ -9,48 +9,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 
-#include "sim/scenario/runner.hpp"
+#include "measured_steps.hpp"
 
 namespace cs {
 namespace {
 
 TEST(MoeStep, MeasuredH200MoeStepsWithinFifteenPercentDenseWithinFive) {
-  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/run6-moe/moe_step.json");
-  ASSERT_TRUE(in) << "measurement file missing";
-  const auto measured = nlohmann::json::parse(in);
-  ASSERT_EQ(measured["results"].size(), 4u);
-  for (const auto& m : measured["results"]) {
-    Scenario sc;
-    sc.name = m["name"].get<std::string>();
-    ModelSpec& model = sc.model;
-    model.name = sc.name;
-    model.layers = m["layers"].get<int>();
-    model.hidden = m["hidden"].get<std::int64_t>();
-    model.heads = m["heads"].get<int>();
-    model.kv_heads = m["kv_heads"].get<int>();
-    model.head_width = m["head_dim"].get<std::int64_t>();
-    model.gated_ffn = true;
-    model.norm = NormKind::rmsnorm;
-    model.vocab = m["vocab"].get<std::int64_t>();
-    model.seq_len = m["seq"].get<int>();
+  const auto results = testing::h200_results("run6-moe/moe_step.json");
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& m : results) {
+    const Scenario sc = testing::moe_step_on_one_h200(m);
     const int experts = m["experts"].get<int>();
-    model.ffn_hidden = m["expert_ffn"].get<std::int64_t>() * m["top_k"].get<int>();
-    if (experts > 0) {
-      model.experts = experts;
-      model.top_k = m["top_k"].get<int>();
-      model.expert_ffn_hidden = m["expert_ffn"].get<std::int64_t>();
-    }
-    sc.gpus = 8;
-    sc.topology = load_topology("dgx-h200", 8);
-    sc.profile = find_device_profile("h200");
-    sc.training.micro_batch = m["batch"].get<int>();
-    sc.training.global_batch = sc.training.micro_batch;
-    sc.training.seq_len = model.seq_len;
-    sc.training.kernel_gap = kEagerKernelGap;
-    sc.training.host_launch_cost = kEagerHostLaunch;
     const RunResult r = run_scenario(sc);
     // Forward and backward only: the script's optimizer keeps bf16 AdamW states, the simulator's mixed-precision
     // optimizer fp32 master weights and states, so the step's last part is not the same work.

@@ -4,10 +4,8 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 
-#include "sim/scenario/runner.hpp"
+#include "measured_steps.hpp"
 
 namespace cs {
 namespace {
@@ -34,11 +32,9 @@ Scenario gpt_on_one_h200(const nlohmann::json& m) {
 }
 
 TEST(SingleGpuStep, MeasuredH200ProfilePredictsPyTorchStepsWithinTenPercent) {
-  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/gpt_step.json");
-  ASSERT_TRUE(in) << "measurement file missing";
-  const auto measured = nlohmann::json::parse(in);
-  ASSERT_GE(measured["results"].size(), 3u);
-  for (const auto& m : measured["results"]) {
+  const auto results = testing::h200_results("gpt_step.json");
+  ASSERT_GE(results.size(), 3u);
+  for (const auto& m : results) {
     const Scenario sc = gpt_on_one_h200(m);
     const RunResult r = run_scenario(sc);
     const double predicted_ms = r.step.step_time.seconds() * 1e3;
@@ -53,11 +49,9 @@ TEST(SingleGpuStep, MeasuredH200ProfilePredictsPyTorchStepsWithinTenPercent) {
 // The same steps' SM clock: run 4 recorded NVML's clock over the timed steps (1,665, 1,620 and 1,575 MHz at the
 // 700 W limit); the replay's clock is what the power-cap model gives each unit's kernel mix, time-weighted.
 TEST(SingleGpuStep, PowerCapModelPlacesTheStepsClock) {
-  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/run4-sustained/gpt_step.json");
-  ASSERT_TRUE(in) << "measurement file missing";
-  const auto measured = nlohmann::json::parse(in);
-  ASSERT_GE(measured["results"].size(), 3u);
-  for (const auto& m : measured["results"]) {
+  const auto results = testing::h200_results("run4-sustained/gpt_step.json");
+  ASSERT_GE(results.size(), 3u);
+  for (const auto& m : results) {
     const Scenario sc = gpt_on_one_h200(m);
     const RunResult r = run_scenario(sc);
     ASSERT_TRUE(r.sm_clock_mhz.has_value()) << sc.name;

@@ -1,0 +1,54 @@
+// Shared by the tests that predict PyTorch steps measured on this project's H200 (profiles/h200-calibration/):
+// reading a measurement file, and the one-GPU scenario of a moe_step.py / host_sync_study.py entry.
+#pragma once
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "sim/scenario/runner.hpp"
+
+namespace cs::testing {
+
+/// The "results" array of profiles/h200-calibration/<file> (throws when the file is missing).
+inline nlohmann::json h200_results(const std::string& file) {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/" + file);
+  if (!in) throw std::runtime_error("measurement file missing: " + file);
+  return nlohmann::json::parse(in)["results"];
+}
+
+/// One GPU of a DGX H200 node training the Qwen3-MoE-shaped model of one entry (a dense SwiGLU FFN of the same
+/// width when it has no experts), launched eagerly: the measured kernel gap and host cost per launch.
+inline Scenario moe_step_on_one_h200(const nlohmann::json& m) {
+  Scenario sc;
+  sc.name = m["name"].get<std::string>();
+  ModelSpec& model = sc.model;
+  model.name = sc.name;
+  model.layers = m["layers"].get<int>();
+  model.hidden = m["hidden"].get<std::int64_t>();
+  model.heads = m["heads"].get<int>();
+  model.kv_heads = m["kv_heads"].get<int>();
+  model.head_width = m["head_dim"].get<std::int64_t>();
+  model.gated_ffn = true;
+  model.norm = NormKind::rmsnorm;
+  model.vocab = m["vocab"].get<std::int64_t>();
+  model.seq_len = m["seq"].get<int>();
+  model.ffn_hidden = m["expert_ffn"].get<std::int64_t>() * m["top_k"].get<int>();
+  if (const int experts = m["experts"].get<int>(); experts > 0) {
+    model.experts = experts;
+    model.top_k = m["top_k"].get<int>();
+    model.expert_ffn_hidden = m["expert_ffn"].get<std::int64_t>();
+  }
+  sc.gpus = 8;
+  sc.topology = load_topology("dgx-h200", 8);
+  sc.profile = find_device_profile("h200");
+  sc.training.micro_batch = m["batch"].get<int>();
+  sc.training.global_batch = sc.training.micro_batch;
+  sc.training.seq_len = model.seq_len;
+  sc.training.kernel_gap = kEagerKernelGap;
+  sc.training.host_launch_cost = kEagerHostLaunch;
+  return sc;
+}
+
+}  // namespace cs::testing
