@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/core/atomic_file.hpp"
+#include "sim/report/json_result.hpp"
 #include "sim/scenario/validation.hpp"
 #include "sim/scenario/validation_residuals.hpp"
 
@@ -71,15 +72,8 @@ void register_validate_command(CLI::App& app) {
         e["measured"] = r.measured;
         e["error"] = err;
         e["assumptions"] = r.assumptions;
-        const StepBreakdown& b = r.breakdown;
         e["predicted_step_s"] = r.predicted_step_s;
-        e["breakdown_s"] = {{"compute", b.compute.seconds()},         {"memory_kernels", b.memory_kernels.seconds()},
-                            {"tp_comm", b.tp_comm.seconds()},         {"cp_comm", b.cp_comm.seconds()},
-                            {"ep_comm", b.ep_comm.seconds()},         {"host_wait", b.host_wait.seconds()},
-                            {"pipeline_wait", b.pipeline_wait.seconds()},
-                            {"dp_comm", b.dp_comm.seconds()},         {"optimizer", b.optimizer.seconds()},
-                            {"param_gather", b.param_gather.seconds()}};
-        if (r.sm_clock_mhz > 0) e["sm_clock_mhz"] = r.sm_clock_mhz;
+        e["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);  // the object `run --json` writes
         if (r.band.valid()) {
           e["band"] = {{"low", r.band.low}, {"high", r.band.high}, {"level", r.band.level}, {"basis", r.band.basis}};
         }

@@ -63,7 +63,6 @@ class UnitCosts {
   [[nodiscard]] UnitCost cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
                                  const CollectiveEstimate& estimate, const RankLayout& layout) const;
 
-
   const ComputeCostModel& compute_;
   int pp_;
   int sm_count_;

@@ -36,21 +36,7 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["time_to_train_s"] = r.time_to_train ? J(r.time_to_train->seconds()) : J(nullptr);
   j["tokens_per_step"] = r.tokens_per_step;
 
-  const StepBreakdown& b = r.step.breakdown;
-  j["breakdown"] = {
-      {"critical_stage", r.step.critical_stage},
-      {"compute_s", b.compute.seconds()},
-      {"memory_bound_kernels_s", b.memory_kernels.seconds()},
-      {"tp_comm_exposed_s", b.tp_comm.seconds()},
-      {"cp_comm_exposed_s", b.cp_comm.seconds()},
-      {"ep_comm_exposed_s", b.ep_comm.seconds()},
-      {"host_wait_s", b.host_wait.seconds()},
-      {"pipeline_bubble_and_wait_s", b.pipeline_wait.seconds()},
-      {"dp_comm_exposed_s", b.dp_comm.seconds()},
-      {"optimizer_s", b.optimizer.seconds()},
-      {"param_gather_exposed_s", b.param_gather.seconds()},
-      {"sm_clock_mhz", r.sm_clock_mhz ? J(*r.sm_clock_mhz) : J(nullptr)},
-  };
+  j["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);
   const MemoryBreakdown& m = r.memory;
   j["memory"] = {
       {"stage", m.stage},
@@ -74,6 +60,25 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["warnings"] = r.warnings;
   j["simulation"] = {{"events", r.step.events}};
   return j;
+}
+
+nlohmann::ordered_json breakdown_json(const StepResult& step, std::optional<double> sm_clock_mhz) {
+  using J = nlohmann::ordered_json;
+  const StepBreakdown& b = step.breakdown;
+  return {
+      {"critical_stage", step.critical_stage},
+      {"compute_s", b.compute.seconds()},
+      {"memory_bound_kernels_s", b.memory_kernels.seconds()},
+      {"tp_comm_exposed_s", b.tp_comm.seconds()},
+      {"cp_comm_exposed_s", b.cp_comm.seconds()},
+      {"ep_comm_exposed_s", b.ep_comm.seconds()},
+      {"host_wait_s", b.host_wait.seconds()},
+      {"pipeline_bubble_and_wait_s", b.pipeline_wait.seconds()},
+      {"dp_comm_exposed_s", b.dp_comm.seconds()},
+      {"optimizer_s", b.optimizer.seconds()},
+      {"param_gather_exposed_s", b.param_gather.seconds()},
+      {"sm_clock_mhz", sm_clock_mhz ? J(*sm_clock_mhz) : J(nullptr)},
+  };
 }
 
 }  // namespace cs

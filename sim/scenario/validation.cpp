@@ -313,8 +313,8 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v)
   v.fp8 = sc->training.precision == DType::fp8;
   v.moe = sc->model.is_moe();
   v.predicted_step_s = r.step.step_time.seconds();
-  v.breakdown = r.step.breakdown;
-  v.sm_clock_mhz = r.sm_clock_mhz.value_or(0.0);
+  v.step = r.step;
+  v.sm_clock_mhz = r.sm_clock_mhz;
   v.calibration_p90 = band_calibration_p90(sc->profile);
   if (v.quantity == "step_time_s") v.predicted = r.step.step_time.seconds();
   else if (v.quantity == "tokens_per_s_per_gpu") v.predicted = r.tokens_per_s / r.gpus;

@@ -30,8 +30,8 @@ struct ValidationRow {
   bool fp8 = false;                   ///< traits that decide which rows are comparable for error bands
   bool moe = false;
   double predicted_step_s = 0;        ///< the simulated step time behind `predicted`
-  StepBreakdown breakdown;            ///< where the critical stage's step time went
-  double sm_clock_mhz = 0;            ///< the critical stage's SM clock (0 without a power-cap model)
+  StepResult step;                    ///< the simulated step: where the critical stage's time went
+  std::optional<double> sm_clock_mhz; ///< the critical stage's SM clock (none without a power-cap model)
   double calibration_p90 = 0;         ///< band_calibration_p90 of the row's profile
   /// Step-time band from the other rows of the same batch (leave one out), expressed in `quantity`'s unit.
   ErrorBand band;
