@@ -18,9 +18,11 @@ std::string topology_path(const std::string& name_or_path) {
   return path;
 }
 
-}  // namespace
-
-namespace {
+TopologyInput read_input(const std::string& path) {
+  TopologyInput in;
+  topology_params().read(InputNode::load_file(path), in);
+  return in;
+}
 
 Topology build_from(const std::string& path, TopologyInput in, int gpus) {
   NodeSpec node = std::move(in.node);
@@ -49,15 +51,12 @@ bool part_of_one_node(int job_gpus, int node_gpus) noexcept {
 
 Topology load_topology(const std::string& name_or_path, int gpus) {
   const std::string path = topology_path(name_or_path);
-  TopologyInput in;
-  topology_params().read(InputNode::load_file(path), in);
-  return build_from(path, std::move(in), gpus);
+  return build_from(path, read_input(path), gpus);
 }
 
 Topology load_topology_for_job(const std::string& name_or_path, int job_gpus) {
   const std::string path = topology_path(name_or_path);
-  TopologyInput in;
-  topology_params().read(InputNode::load_file(path), in);
+  TopologyInput in = read_input(path);
   const int node_gpus = in.node.gpus;
   return build_from(path, std::move(in), part_of_one_node(job_gpus, node_gpus) ? node_gpus : job_gpus);
 }
