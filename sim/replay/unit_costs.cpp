@@ -122,63 +122,41 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
   for (int c = 0; c < v; ++c) {
     for (int s = 0; s < p.pp; ++s) {
       const int vs = c * p.pp + s;
-      UnitCost f, b;
+      // The unit's parts in the order the host issues them forward (the backward runs them in reverse); full
+      // recompute reruns the transformer layers among them, not the embedding or the heads.
+      struct Part {
+        const std::pair<UnitCost, UnitCost>* cost;
+        bool layer;
+      };
+      std::vector<Part> parts;
+      if (vs == 0) parts.push_back({&embed, false});
       const auto [first, last] = virtual_stage_layers(m, p, vs);
-      for (int l = first; l < last; ++l) {
-        const auto& layer = (m.is_moe() && l >= m.dense_layers) ? moe : dense;
-        f += layer.first;
-        b += layer.second;
-      }
-      UnitCost layers_forward = f;  // what full recompute reruns (not the embedding or output layer)
-      if (vs == 0) {
-        f += embed.first;
-        b += embed.second;
-      }
+      for (int l = first; l < last; ++l) parts.push_back({(m.is_moe() && l >= m.dense_layers) ? &moe : &dense, true});
       if (vs == p.pp * v - 1) {
-        f += output.first;
-        b += output.second;
+        parts.push_back({&output, false});
         // Multi-token prediction modules: each a layer of the model's last kind plus its head (layer_ops.hpp).
-        const auto& mtp_layer = m.is_moe() ? moe : dense;
         for (int d = 0; d < m.mtp_layers; ++d) {
-          f += mtp_layer.first;
-          f += mtp_head.first;
-          layers_forward += mtp_layer.first;  // the module's transformer layer is recomputed like the others
-          b += mtp_layer.second;
-          b += mtp_head.second;
+          parts.push_back({m.is_moe() ? &moe : &dense, true});
+          parts.push_back({&mtp_head, false});
         }
+      }
+      UnitCost f, b, layers_forward;
+      for (const Part& q : parts) {
+        f += q.cost->first;
+        b += q.cost->second;
+        if (q.layer) layers_forward += q.cost->first;
       }
       if (t.host_launch_cost > Time::zero()) {
-        // The host issues a unit's parts in order (forward: embedding, layers, head, MTP modules; backward the
-        // reverse), so a GPU-bound part lends the host a lead for the launch-bound parts after it.
-        std::vector<const HostIssue*> fp, bp, lp;
-        if (vs == 0) fp.push_back(&embed.first.issue);
-        for (int l = first; l < last; ++l) {
-          const auto& layer = (m.is_moe() && l >= m.dense_layers) ? moe : dense;
-          fp.push_back(&layer.first.issue);
-          lp.push_back(&layer.first.issue);
-          bp.push_back(&layer.second.issue);
+        // Composed in issue order, so a GPU-bound part lends the host a lead for the launch-bound parts after it.
+        HostIssue fi, bi, li;
+        for (const Part& q : parts) {
+          fi = fi.then(q.cost->first.issue);
+          if (q.layer) li = li.then(q.cost->first.issue);
         }
-        if (vs == p.pp * v - 1) {
-          fp.push_back(&output.first.issue);
-          bp.insert(bp.end(), &output.second.issue);
-          const auto& mtp_layer = m.is_moe() ? moe : dense;
-          for (int d = 0; d < m.mtp_layers; ++d) {
-            fp.push_back(&mtp_layer.first.issue);
-            fp.push_back(&mtp_head.first.issue);
-            lp.push_back(&mtp_layer.first.issue);
-            bp.push_back(&mtp_layer.second.issue);
-            bp.push_back(&mtp_head.second.issue);
-          }
-        }
-        if (vs == 0) bp.insert(bp.begin(), &embed.second.issue);
-        const auto compose = [](auto begin, auto end) {
-          HostIssue r;
-          for (auto it = begin; it != end; ++it) r = r.then(**it);
-          return r.wait();
-        };
-        f.host_wait = compose(fp.begin(), fp.end());
-        b.host_wait = compose(bp.rbegin(), bp.rend());
-        layers_forward.host_wait = compose(lp.begin(), lp.end());
+        for (auto it = parts.rbegin(); it != parts.rend(); ++it) bi = bi.then(it->cost->second.issue);
+        f.host_wait = fi.wait();
+        b.host_wait = bi.wait();
+        layers_forward.host_wait = li.wait();
       }
       if (t.recompute == Recompute::full) {
         // Full recompute reruns the chunk's transformer layers (kernels and TP collectives) before their
