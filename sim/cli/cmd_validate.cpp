@@ -72,7 +72,7 @@ void register_validate_command(CLI::App& app) {
         e["measured"] = r.measured;
         e["error"] = err;
         e["assumptions"] = r.assumptions;
-        e["predicted_step_s"] = r.predicted_step_s;
+        e["predicted_step_s"] = r.predicted_step_s();
         e["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);  // the object `run --json` writes
         if (r.band.valid()) {
           e["band"] = {{"low", r.band.low}, {"high", r.band.high}, {"level", r.band.level}, {"basis", r.band.basis}};

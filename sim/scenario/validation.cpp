@@ -312,7 +312,6 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v)
   const RunResult r = run_scenario(*sc);
   v.fp8 = sc->training.precision == DType::fp8;
   v.moe = sc->model.is_moe();
-  v.predicted_step_s = r.step.step_time.seconds();
   v.step = r.step;
   v.sm_clock_mhz = r.sm_clock_mhz;
   v.calibration_p90 = band_calibration_p90(sc->profile);
@@ -379,10 +378,10 @@ std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double 
     for (const auto& [k, r] : all) {
       if (k != i) others.push_back(r);
     }
-    v.band = error_band(v.predicted_step_s, BandQuery{v.fp8, v.moe, v.gpus}, others, v.calibration_p90, level);
+    v.band = error_band(v.predicted_step_s(), BandQuery{v.fp8, v.moe, v.gpus}, others, v.calibration_p90, level);
     if (v.band.valid() && v.quantity != "step_time_s") {
       // Throughput-like quantities scale as 1 / step time: the band's ends swap.
-      const double lo = v.predicted * v.predicted_step_s / v.band.high, hi = v.predicted * v.predicted_step_s / v.band.low;
+      const double lo = v.predicted * v.predicted_step_s() / v.band.high, hi = v.predicted * v.predicted_step_s() / v.band.low;
       v.band.low = lo;
       v.band.high = hi;
     }

@@ -29,13 +29,14 @@ struct ValidationRow {
   std::vector<std::string> assumptions;
   bool fp8 = false;                   ///< traits that decide which rows are comparable for error bands
   bool moe = false;
-  double predicted_step_s = 0;        ///< the simulated step time behind `predicted`
-  StepResult step;                    ///< the simulated step: where the critical stage's time went
+  StepResult step;                    ///< the simulated step behind `predicted`, and where its time went
   std::optional<double> sm_clock_mhz; ///< the critical stage's SM clock (none without a power-cap model)
   double calibration_p90 = 0;         ///< band_calibration_p90 of the row's profile
   /// Step-time band from the other rows of the same batch (leave one out), expressed in `quantity`'s unit.
   ErrorBand band;
 
+  /// The simulated step time behind `predicted`.
+  [[nodiscard]] double predicted_step_s() const noexcept { return step.step_time.seconds(); }
   /// Signed relative error (predicted - measured) / measured.
   [[nodiscard]] double error() const noexcept { return (predicted - measured) / measured; }
   /// Measured / predicted step time (for a throughput-like quantity, predicted / measured).
