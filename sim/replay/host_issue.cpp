@@ -14,9 +14,11 @@ HostIssue::Run HostIssue::Run::then(const Run& b) const {
   return Run{gpu + b.gpu, host + b.host, std::max(deficit, host - gpu + b.deficit)};
 }
 
-HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost) {
+HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost,
+                        GroupedLaunch grouped) {
   HostIssue r;
   const double h = launch_cost.seconds();
+  const bool native = grouped == GroupedLaunch::native && h > 0.0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].host_sync) {
       if (r.synced_) r.closed_ += std::max(0.0, r.tail_.deficit);
@@ -27,7 +29,8 @@ HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& str
     // An op of several launches (one GEMM per local expert) feeds the GPU launch by launch.
     const int launches = std::max(1, ops[i].launches);
     const double g = stream[i].seconds() / launches;
-    for (int k = 0; k < launches; ++k) run.launch(h, g);
+    const double further = !native ? h : (ops[i].kind == OpKind::gemm ? kNativeGemmLaunch : kNativeKernelLaunch).seconds();
+    for (int k = 0; k < launches; ++k) run.launch(k == 0 ? h : further, g);
   }
   return r;
 }

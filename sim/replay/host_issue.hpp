@@ -17,8 +17,10 @@ namespace cs {
 class HostIssue {
  public:
   /// `stream[i]`: op i's time on the GPU stream (kernels with their gaps, or an in-stream collective);
-  /// `launch_cost`: the host's time per launch.
-  [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost);
+  /// `launch_cost`: the host's time per operator launch. An op's further launches (one per local expert) cost
+  /// `launch_cost` each from a Python loop, and kNativeGemmLaunch or kNativeKernelLaunch from a native one.
+  [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost,
+                                    GroupedLaunch grouped = GroupedLaunch::python);
   /// This run followed by `next`.
   [[nodiscard]] HostIssue then(const HostIssue& next) const;
   /// GPU idle time waiting for the host over the whole run, both clocks starting together.

@@ -84,8 +84,11 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
         break;
       }
     }
-    // Eager framework: the GPU idles between kernels, after each one the op launches.
-    if (op.kind != OpKind::collective) u.compute += train_.kernel_gap * op.launches;
+    // Eager framework: the GPU idles after each operator; a grouped operator's further kernels add a gap each
+    // from a Python loop, none from a native loop (queued back to back, as the calibration timed kernels).
+    if (op.kind != OpKind::collective) {
+      u.compute += train_.kernel_gap * (train_.grouped_launch == GroupedLaunch::python ? op.launches : 1);
+    }
     stream[i] = u.total() - stream_before;
     u.model_flops += op.model_flops;
     if (op.selective_recompute) {
@@ -95,7 +98,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   }
   u.hardware_flops = u.model_flops;
   u.clock_seconds = clock * u.compute.seconds();
-  u.issue = HostIssue::of(ops, stream, train_.host_launch_cost);
+  u.issue = HostIssue::of(ops, stream, train_.host_launch_cost, train_.grouped_launch);
   return u;
 }
 

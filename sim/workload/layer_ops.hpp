@@ -38,8 +38,8 @@ struct Op {
   double backward_scale = 2.0;
   /// Kernels the framework launches for this op (and for each of its backward kernels): 1, or one per local
   /// expert where Transformer Engine's GroupedLinear loops over the experts on the host (one cuBLAS GEMM per
-  /// expert, and under fp8 current scaling four quantisation kernels per expert). Each launch pays the
-  /// eager framework's kernel gap (TrainingConfig::kernel_gap).
+  /// expert, and under fp8 current scaling four quantisation kernels per expert). What the further launches
+  /// cost the host and the GPU depends on TrainingConfig::grouped_launch (a native or a Python loop).
   int launches = 1;
   /// The host waits for the GPU to reach this op before it can launch it (a device-to-host copy the launch needs:
   /// the dropless alltoall dispatcher's per-expert token counts). Forward only; costs time only where the host

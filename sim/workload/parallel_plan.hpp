@@ -87,6 +87,19 @@ inline constexpr Time kEagerKernelGap = Time::us(9.1);
 /// measured on the H200 host (profiles/h200-calibration/run10-host-sync): steps of 294, 2,265 and 5,145 kernels
 /// small enough that the GPU waits for the host took 33.4, 30.2 and 32.7 us per kernel.
 inline constexpr Time kEagerHostLaunch = Time::us(32.0);
+/// Host time per further kernel of a grouped operator launched from a native (C++) loop, as Transformer Engine's
+/// GroupedLinear (one cuBLAS GEMM per local expert) and split_quantize (per-expert fp8 casts) launch them; measured
+/// on the H200 host through ATen from C++ (profiles/h200-calibration/run12-native-launch): 15.4-16.2 us per GEMM
+/// (cuBLAS's host side), 8.1-12.6 us per small kernel; the means. The same GEMMs from a Python loop took 20.9-23.1.
+inline constexpr Time kNativeGemmLaunch = Time::us(15.8);
+inline constexpr Time kNativeKernelLaunch = Time::us(9.8);
+
+/// How a grouped operator (one GEMM, or one cast, per local expert) issues its kernels.
+///   native: a C++ loop (Transformer Engine): each further kernel costs the host kNativeGemmLaunch or
+///           kNativeKernelLaunch, and the GPU runs them back to back (no eager gap between them);
+///   python: a Python loop (an eager model that loops over its experts): every kernel is an operator of its own,
+///           with the host cost and the kernel gap of one.
+enum class GroupedLaunch { native, python };
 
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
@@ -120,6 +133,8 @@ struct TrainingConfig {
   /// The dropless MoE dispatcher copies the per-expert token counts to the host before the all-to-all
   /// (Megatron-Core's alltoall dispatcher); false with a padded expert capacity or a sync-free dispatcher.
   bool moe_host_sync = true;
+  /// How grouped operators launch their per-expert kernels (only where the host is modelled: host_launch_cost > 0).
+  GroupedLaunch grouped_launch = GroupedLaunch::native;
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {

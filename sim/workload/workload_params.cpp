@@ -21,6 +21,10 @@ const EnumTable<AttentionKernel>& attention_names() {
   static const EnumTable<AttentionKernel> t{{AttentionKernel::flash, "flash"}, {AttentionKernel::unfused, "unfused"}};
   return t;
 }
+const EnumTable<GroupedLaunch>& grouped_launch_names() {
+  static const EnumTable<GroupedLaunch> t{{GroupedLaunch::native, "native"}, {GroupedLaunch::python, "python"}};
+  return t;
+}
 const EnumTable<GradCompression>& compression_names() {
   static const EnumTable<GradCompression> t{
       {GradCompression::none, "none"}, {GradCompression::topk, "topk"}, {GradCompression::powersgd, "powersgd"}};
@@ -245,6 +249,10 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("moe_host_sync", &TrainingConfig::moe_host_sync,
             {.help = "the dropless MoE dispatcher copies per-expert token counts to the host before the all-to-all "
                      "(Megatron-Core alltoall); false: padded capacity or a sync-free dispatcher"});
+    p.choice("grouped_launch", &TrainingConfig::grouped_launch, grouped_launch_names(),
+             {.help = "how an eager framework launches a grouped operator's per-expert kernels: native (a C++ loop, "
+                      "Transformer Engine: 15.8us of host per GEMM, 9.8us per small kernel, measured on the H200 "
+                      "host) or python (a Python loop: every kernel an operator of its own)"});
     p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
     p.choice("attention", &TrainingConfig::attention, attention_names(),
              {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});

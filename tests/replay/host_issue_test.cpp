@@ -57,6 +57,22 @@ TEST(HostIssue, SynchronisationDrainsTheLeadTheHostHadBuilt) {
   EXPECT_EQ(a.then(b).wait(), whole.wait());
 }
 
+TEST(HostIssue, NativeLoopLaunchesCostTheMeasuredNativeHostTime) {
+  // 4 launches of 10 us kernels behind a 30 us operator launch. From a Python loop each launch costs 30 us
+  // (90 us idle, as above); from a native loop the further ones cost kNativeGemmLaunch (GEMMs: issued at 30,
+  // 45.8, 61.6, 77.4 us, the last kernel ends at 87.4 us: 47.4 us idle) or kNativeKernelLaunch (small kernels:
+  // issued at 30, 39.8, 49.6, 59.4 us, each before the GPU is free: only the first launch's 30 us).
+  const Time h = Time::us(30);
+  Op gemm = op(4), cast = op(4);
+  cast.kind = OpKind::memory;
+  EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, h, GroupedLaunch::python).wait(), Time::us(90));
+  EXPECT_NEAR(HostIssue::of({gemm}, {Time::us(40)}, h, GroupedLaunch::native).wait().seconds(),
+              30e-6 + 3 * kNativeGemmLaunch.seconds() + 10e-6 - 40e-6, 1e-9);
+  EXPECT_NEAR(HostIssue::of({cast}, {Time::us(40)}, h, GroupedLaunch::native).wait().seconds(), 30e-6, 1e-9);
+  // Without a host cost (CUDA graphs) a native loop costs nothing either.
+  EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, Time::zero(), GroupedLaunch::native).wait(), Time::zero());
+}
+
 TEST(HostIssue, NoLaunchCostNoWait) {
   EXPECT_EQ(HostIssue::of({op(8, true)}, {Time::us(5)}, Time::zero()).wait(), Time::zero());
 }

@@ -41,20 +41,25 @@ TEST(UnitCosts, EagerKernelGapFollowsEveryOperator) {
   EXPECT_EQ(t.costs().backward(0, 0).compute, Time::us(27'630));
 }
 
-// Transformer Engine's grouped GEMM launches one cuBLAS GEMM per local expert from a host loop, and each launch
-// pays the eager gap. The tiny model made MoE (4 experts, top 2, all on this GPU): a MoE layer's forward has 14
-// operators (5 attention, 9 MoE) but 20 launches (expert up and expert down launch 4 each); its backward 19
-// operators, 31 launches (dgrad and wgrad of both expert GEMMs, 4 each). Forward: 2 x 20 + embedding 1 + output
-// 3 = 44 launches, 440 us of gaps; backward: 2 x 31 + 1 + 4 = 67 launches, 670 us.
-TEST(UnitCosts, GroupedExpertGemmsPayTheGapPerExpert) {
+// A grouped GEMM launches one GEMM per local expert. The tiny model made MoE (4 experts, top 2, all on this GPU):
+// a MoE layer's forward has 14 operators (5 attention, 9 MoE) but 20 launches (expert up and expert down launch 4
+// each); its backward 19 operators, 31 launches (dgrad and wgrad of both expert GEMMs, 4 each). From a Python loop
+// every launch pays the eager gap: forward 2 x 20 + embedding 1 + output 3 = 44 launches, 440 us of gaps;
+// backward 2 x 31 + 1 + 4 = 67, 670 us. From a native loop (Transformer Engine) only each operator does: forward
+// 2 x 14 + 1 + 3 = 32, 320 us; backward 2 x 19 + 1 + 4 = 43, 430 us.
+TEST(UnitCosts, GroupedExpertGemmsPayTheGapPerExpertOnlyFromAPythonLoop) {
   Tiny t;
   t.model.experts = 4;
   t.model.top_k = 2;
   t.model.expert_ffn_hidden = 512;
   const Time fwd = t.costs().forward(0, 0).compute, bwd = t.costs().backward(0, 0).compute;
   t.train.kernel_gap = Time::us(10);
+  t.train.grouped_launch = GroupedLaunch::python;
   EXPECT_EQ(t.costs().forward(0, 0).compute - fwd, Time::us(440));
   EXPECT_EQ(t.costs().backward(0, 0).compute - bwd, Time::us(670));
+  t.train.grouped_launch = GroupedLaunch::native;
+  EXPECT_EQ(t.costs().forward(0, 0).compute - fwd, Time::us(320));
+  EXPECT_EQ(t.costs().backward(0, 0).compute - bwd, Time::us(430));
 }
 
 // Under fp8 without fp8 parameters the weights are cast once per step, charged with the optimizer step: one more

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <map>
+#include <vector>
 
 #include "measured_steps.hpp"
 
@@ -43,6 +44,35 @@ TEST(HostSyncStep, FullSizeMoeStepsAndTheSynchronisationsCost) {
     // of the non-GEMM operators, several PyTorch kernels each, is undercounted: docs/validation.md).
     EXPECT_GE(sync, no_sync) << name;
   }
+}
+
+}  // namespace
+}  // namespace cs
+
+namespace cs {
+namespace {
+
+// The grouped-launch constants (workload/parallel_plan.hpp) are the means of H200 run 12
+// (calibrate/pytorch/native_launch_study.py): host time per kernel launched from a C++ loop through ATen, GEMMs
+// (one per expert, as Transformer Engine's GroupedLinear) and small kernels (a per-expert fp8 cast's), and a
+// Python loop of the same GEMMs costs the host more per kernel than the C++ loop.
+TEST(NativeLaunch, ConstantsAreTheMeansOfRun12) {
+  const auto results = testing::h200_results("run12-native-launch/native_launch.json");
+  std::map<std::string, std::vector<double>> host;  // study -> host us per kernel over the shapes
+  for (const auto& r : results) {
+    const std::string name = r["name"].get<std::string>();
+    host[name.substr(0, name.find('-'))].push_back(r["host_us_per_kernel_median"].get<double>());
+  }
+  auto mean = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x;
+    return s / static_cast<double>(v.size());
+  };
+  ASSERT_EQ(host["native_mm"].size(), 4u);
+  ASSERT_EQ(host["native_cast4"].size(), 4u);
+  EXPECT_NEAR(mean(host["native_mm"]), kNativeGemmLaunch.seconds() * 1e6, 0.1);
+  EXPECT_NEAR(mean(host["native_cast4"]), kNativeKernelLaunch.seconds() * 1e6, 0.1);
+  EXPECT_GT(mean(host["python_mm"]), mean(host["native_mm"]) * 1.2);
 }
 
 }  // namespace

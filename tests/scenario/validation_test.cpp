@@ -127,11 +127,13 @@ TEST(Validation, PublicRowsStayWithinMapeBound) {
   EXPECT_LE(sum / n, 0.09) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
-// Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm) and the eager host-issue model:
-// 14.3% over all nine rows, 5.8% over the six dense ones. The dense rows are held to 6.5%; the MoE rows miss the
-// 10% target (Qwen3-30B-A3B is +56%, DeepSeek-V3 -24.5% with its multi-token prediction module and NeMo's
-// pipeline split for it: docs/validation.md, "Not done"), so the overall bound is a regression guard.
-constexpr double MODERN_MAPE_BOUND = 0.15;
+// Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm), the eager host-issue model and
+// Transformer Engine's grouped operators launched from native loops (H200 run 12): 20.8% over all nine rows, 5.5%
+// over the six dense ones. The dense rows are held to 6.5%; the MoE rows miss the 10% target (Qwen3-30B-A3B is
+// +118%: Megatron-Bridge 25.11's dropless schedule, which its issue #1998 calls a 2x regression, and which the
+// same layout's other published runs do not show; DeepSeek-V3 -25%: docs/validation.md, "Not done"), so the
+// overall bound is a regression guard.
+constexpr double MODERN_MAPE_BOUND = 0.21;
 constexpr double MODERN_DENSE_MAPE_BOUND = 0.065;
 
 // The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
@@ -159,6 +161,27 @@ TEST(Validation, ModernRowsAllPredictedAndProductionRunsFit) {
   EXPECT_EQ(n, 9);
   EXPECT_LE(dense_sum / dense, MODERN_DENSE_MAPE_BOUND) << "dense MAPE " << 100 * dense_sum / dense << "% over " << dense;
   EXPECT_LE(sum / n, MODERN_MAPE_BOUND) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
+}
+
+// Megatron-Bridge's other H100 runs of Qwen3-30B-A3B and Qwen3-235B-A22B (data/checks/megatron_bridge_h100_moe.csv,
+// outside the shared files): 13.5% with Transformer Engine's grouped operators launched from native loops (H200
+// run 12), 21.7% when every per-expert launch cost an eager PyTorch operator; the 26.02.01 Qwen3-30B-A3B run is
+// within 3.3% (it was -38%). A regression guard for the fine-grained MoE layer.
+TEST(Validation, MegatronBridgeH100MoeChecks) {
+  const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_h100_moe.csv";
+  const auto rows = validate(CsvTable::load(csv.string()));
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : rows) {
+    ASSERT_FALSE(r.skipped.has_value()) << "row " << r.id << ": " << *r.skipped;
+    sum += std::fabs(r.error());
+    ++n;
+    if (r.id == "c2") {
+      EXPECT_LT(std::fabs(r.error()), 0.05);
+    }
+  }
+  EXPECT_EQ(n, 5);
+  EXPECT_LE(sum / n, 0.15) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
 }  // namespace
