@@ -215,6 +215,22 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       assumptions.push_back("expert TP 1 (TP x EP exceeds a stage)");
     }
   }
+  if (m.is_moe()) {
+    // Token dropping, where the row says so ("Qwen3_30B_a3B (tokendrop)"): Megatron-Core's usual capacity factor
+    // 1.0 with the expert inputs padded to it.
+    auto lower = [](std::string x) {
+      std::transform(x.begin(), x.end(), x.begin(), [](unsigned char c) { return std::tolower(c); });
+      return x;
+    };
+    auto says_drop = [](const std::string& x) {
+      return contains(x, "tokendrop") || contains(x, "token drop") || contains(x, "token-drop") ||
+             contains(x, "capacity factor");
+    };
+    if (says_drop(lower(cell("model"))) || (says_drop(lower(notes)) && !contains(lower(notes), "dropless"))) {
+      sc.training.moe_capacity_factor = 1.0;
+      assumptions.push_back("token dropping at capacity factor 1.0 (padded)");
+    }
+  }
   const std::string sp = cell("sequence_parallel");
   p.sequence_parallel = sp.empty() ? p.tp > 1 : sp == "yes";
   const std::string zero = cell("zero_fsdp");

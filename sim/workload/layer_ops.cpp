@@ -176,7 +176,8 @@ struct Builder {
   /// expert-TP group gathers what its ranks received, and each rank runs its experts as one grouped GEMM over
   /// the expert FFN split by expert_tp. With MoE parallel folding the expert groups need not follow the
   /// attention's TP: expert_tp = 1 means no TP collective inside the expert layer. The busiest rank receives
-  /// moe_load_imbalance times the balanced share, and everyone waits for it.
+  /// moe_load_imbalance times the balanced share, and everyone waits for it; with token dropping every rank
+  /// computes exactly the capacity (moe_capacity_factor times the share, padded).
   void moe_ffn() {
     const std::int64_t T = tokens(), h = m.hidden;
     const double local = sp_tokens();  // tokens this rank routes
@@ -186,11 +187,12 @@ struct Builder {
     // Router softmax / top-k / aux-loss kernels over fp32 scores: a few passes of tokens x experts x 4 bytes.
     memory("router top-k and aux loss", 4.0 * local * m.experts * 4.0);
     const double copies = local * m.top_k;  // routed token copies leaving this rank
-    const double received = copies * etp * t.moe_load_imbalance;  // rows this rank's experts compute
+    const double received = copies * etp * t.moe_rows_factor();  // rows this rank's experts compute
     memory("token permutation", 2.0 * copies * h * kAct);
-    collective("EP dispatch all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_load_imbalance);
+    collective("EP dispatch all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_rows_factor());
     // The all-to-all's split sizes (and, without EP, the grouped GEMM's row counts) are host values: the
-    // dropless dispatcher copies the counts from the GPU and waits for them (Megatron-Core cuda_sync_point).
+    // dropless dispatcher copies the counts from the GPU and waits for them (Megatron-Core cuda_sync_point);
+    // padded to a capacity they are known in advance.
     const std::size_t sync_at = p.ep > 1 ? ops.size() - 1 : ops.size();
     if (etp > 1) {
       // The expert-TP ranks gather the tokens each received (priced on the TP group: exact when expert_tp = tp).
@@ -209,7 +211,7 @@ struct Builder {
     // multi-stream path; a single grouped kernel exists only for 16-bit inputs behind an opt-in switch).
     gemm("expert up" + std::string(m.gated_ffn ? "+gate" : ""), per_expert, up, h, local_experts);
     ops.back().launches = local_experts;
-    if (t.moe_host_sync) ops[sync_at].host_sync = true;
+    if (t.moe_host_sync && t.moe_capacity_factor <= 0.0) ops[sync_at].host_sync = true;
     memory("expert activation", static_cast<double>(up + f) * static_cast<double>(per_expert * local_experts) * kAct);
     gemm("expert down", per_expert, h, f, local_experts);
     ops.back().launches = local_experts;
@@ -217,7 +219,7 @@ struct Builder {
     if (etp > 1) {
       collective("expert TP reduce-scatter", CollectiveKind::reduce_scatter, CommGroup::tp, received * h * kAct);
     }
-    collective("EP combine all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_load_imbalance);
+    collective("EP combine all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_rows_factor());
     // Unpermute: gather the top_k copies back into token order and sum them weighted by the router.
     memory("token unpermutation", (2.0 * copies + local) * h * kAct);
     if (m.shared_experts > 0) {

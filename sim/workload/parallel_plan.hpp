@@ -120,6 +120,16 @@ struct TrainingConfig {
   /// MoE routing: tokens the busiest expert-parallel rank receives over the balanced share (1: balanced, as
   /// benchmarks that force-balance routing run; dropless routing with an auxiliary loss sits above 1).
   double moe_load_imbalance = 1.0;
+  /// Token dropping (Megatron-Core moe_expert_capacity_factor with moe_pad_expert_input_to_capacity): each expert
+  /// takes at most this many times its balanced share of the copies a rank routes, drops the rest, and pads its
+  /// input to that capacity, so every rank sends and computes exactly the capacity whatever the routing, and the
+  /// split sizes are known in advance (no host synchronisation). 0: dropless.
+  double moe_capacity_factor = 0.0;
+  /// Rows of the expert GEMMs and of the all-to-all over the balanced share: the capacity when tokens are
+  /// dropped, else the busiest rank's load.
+  [[nodiscard]] double moe_rows_factor() const noexcept {
+    return moe_capacity_factor > 0.0 ? moe_capacity_factor : moe_load_imbalance;
+  }
   /// Gradients accumulated and reduced in fp32 (Megatron-LM's default for bf16); NeMo's performance recipes
   /// and MLPerf reduce them in bf16, halving the gradient buffer.
   bool grad_reduce_in_fp32 = true;
@@ -131,7 +141,8 @@ struct TrainingConfig {
   /// synchronisation (Op::host_sync) drains the queue the host had built up. 0: the host never binds.
   Time host_launch_cost = Time::zero();
   /// The dropless MoE dispatcher copies the per-expert token counts to the host before the all-to-all
-  /// (Megatron-Core's alltoall dispatcher); false with a padded expert capacity or a sync-free dispatcher.
+  /// (Megatron-Core's alltoall dispatcher); false with a sync-free dispatcher. Token dropping (moe_capacity_factor)
+  /// never synchronises.
   bool moe_host_sync = true;
   /// How grouped operators launch their per-expert kernels (only where the host is modelled: host_launch_cost > 0).
   GroupedLaunch grouped_launch = GroupedLaunch::native;

@@ -234,6 +234,11 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("moe_load_imbalance", &TrainingConfig::moe_load_imbalance,
             {.help = "tokens the busiest expert-parallel rank receives over the balanced share (1: balanced)",
              .min = 1.0, .max = 16.0});
+    p.field("moe_capacity_factor", &TrainingConfig::moe_capacity_factor,
+            {.help = "token dropping: each expert takes at most this many times its balanced share and is padded to "
+                     "it (Megatron-Core moe_expert_capacity_factor with padding): every rank computes and sends "
+                     "exactly the capacity, with no host synchronisation; 0: dropless",
+             .min = 0.0, .max = 16.0});
     p.field("grad_reduce_in_fp32", &TrainingConfig::grad_reduce_in_fp32,
             {.help = "gradients accumulated and reduced in fp32 (Megatron-LM default); false: bf16 (NeMo "
                      "performance recipes, MLPerf)"});
@@ -248,7 +253,7 @@ const ParamTable<TrainingConfig>& training_params() {
              .min = 0.0});
     p.field("moe_host_sync", &TrainingConfig::moe_host_sync,
             {.help = "the dropless MoE dispatcher copies per-expert token counts to the host before the all-to-all "
-                     "(Megatron-Core alltoall); false: padded capacity or a sync-free dispatcher"});
+                     "(Megatron-Core alltoall); false: a sync-free dispatcher (token dropping never syncs)"});
     p.choice("grouped_launch", &TrainingConfig::grouped_launch, grouped_launch_names(),
              {.help = "how an eager framework launches a grouped operator's per-expert kernels: native (a C++ loop, "
                       "Transformer Engine: 15.8us of host per GEMM, 9.8us per small kernel, measured on the H200 "

@@ -88,6 +88,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"negative_host_cost", edit("  micro_batch: 1\n", "  micro_batch: 1\n  host_launch_cost: -5us\n"), "training.host_launch_cost:"},
         BadCase{"host_cost_no_unit", edit("  micro_batch: 1\n", "  micro_batch: 1\n  host_launch_cost: 32\n"), "training.host_launch_cost: \"32\" has no unit"},
         BadCase{"host_sync_not_bool", edit("  micro_batch: 1\n", "  micro_batch: 1\n  moe_host_sync: maybe\n"), "training.moe_host_sync:"},
+        BadCase{"negative_capacity", edit("  micro_batch: 1\n", "  micro_batch: 1\n  moe_capacity_factor: -1\n"), "training.moe_capacity_factor:"},
+        BadCase{"bad_grouped_launch", edit("  micro_batch: 1\n", "  micro_batch: 1\n  grouped_launch: cuda\n"), "training.grouped_launch: must be native or python"},
         BadCase{"missing_unit", edit("  micro_batch: 1\n", "  micro_batch: 1\n  grad_bucket: 4000\n"), "training.grad_bucket: \"4000\" has no unit"},
         BadCase{"unknown_profile", edit("profile: h100-sxm", "profile: z9000"), "cluster.profile: unknown device profile \"z9000\""},
         BadCase{"unknown_preset", edit("preset: gpt3-1.3b", "preset: gpt9"), "model.preset: unknown model preset \"gpt9\""},
