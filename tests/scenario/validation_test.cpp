@@ -165,7 +165,7 @@ TEST(Validation, ModernRowsAllPredictedAndProductionRunsFit) {
 }
 
 // Megatron-Bridge's other H100 runs of Qwen3-30B-A3B and Qwen3-235B-A22B (data/checks/megatron_bridge_h100_moe.csv,
-// outside the shared files): 13.5% with Transformer Engine's grouped operators launched from native loops (H200
+// outside the shared files): 13.6% with Transformer Engine's grouped operators launched from native loops (H200
 // run 12), 21.7% when every per-expert launch cost an eager PyTorch operator; the 26.02.01 Qwen3-30B-A3B run is
 // within 3.3% (it was -38%). A regression guard for the fine-grained MoE layer.
 TEST(Validation, MegatronBridgeH100MoeChecks) {
