@@ -1,6 +1,7 @@
 #include "sim/replay/unit_costs.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "sim/hardware/overlap_contention.hpp"
 #include "sim/workload/memory_model.hpp"
@@ -63,7 +64,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
         if (op.group == CommGroup::tp) req.groups = {layout.tp_groups(0).front()};
         else if (op.group == CommGroup::cp) req.groups = layout.cp_groups(0);
         else req.groups = layout.ep_groups(0);
-        const Time t = estimate(req);
+        const Time t = op.group == CommGroup::ep && flex_ ? flex_->time(op, estimate) : estimate(req);
         if (op.group == CommGroup::tp) {
           Time hidden = Time::zero();
           if (train_.overlap.tp_comm) {
@@ -102,10 +103,43 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   return u;
 }
 
+Time UnitCosts::FlexDispatch::time(const Op& op, const CollectiveEstimate& estimate) const {
+  const double token = op.bytes.value() / top_k;  // one routed token's bytes (times the capacity or imbalance)
+  Time inter = Time::zero(), intra = Time::zero();
+  if (nodes > 1) {
+    // A collective's buffer includes the rank's own share (1/n of it stays): what leaves is the remote sends.
+    inter = estimate({CollectiveKind::all_to_all, Bytes{token * fanout.remote_nodes * nodes / (nodes - 1.0)},
+                      rail_groups, op.name + " (inter-node, deduplicated)"});
+  }
+  if (node_ranks > 1) {
+    intra = estimate({CollectiveKind::all_to_all, Bytes{token * fanout.gpus}, node_groups, op.name + " (NVLink fan-out)"});
+  }
+  return std::max(inter, intra);
+}
+
 UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
-                     const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count)
+                     const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus)
     : compute_(compute), pp_(p.pp), sm_count_(sm_count), plan_(p), train_(t) {
   const RankLayout layout(p);
+  if (t.moe_dispatcher == MoeDispatcher::flex && m.is_moe() && p.ep > 1) {
+    // Split every EP group of a stage by node (the NVLink fan-out) and by index within its node (the rails).
+    FlexDispatch f;
+    f.top_k = m.top_k;
+    for (const auto& group : layout.ep_groups(0)) {
+      std::map<int, std::vector<int>> by_node;
+      for (int r : group) by_node[r / std::max(1, node_gpus)].push_back(r);
+      f.nodes = static_cast<int>(by_node.size());
+      f.node_ranks = static_cast<int>(group.size()) / f.nodes;
+      for (int j = 0; j < f.node_ranks; ++j) {
+        std::vector<int> rail;
+        for (const auto& [node, ranks] : by_node) rail.push_back(ranks[static_cast<std::size_t>(j)]);
+        f.rail_groups.push_back(std::move(rail));
+      }
+      for (auto& [node, ranks] : by_node) f.node_groups.push_back(std::move(ranks));
+    }
+    f.fanout = dispatch_fanout(m, p.ep, f.nodes);
+    flex_ = std::move(f);
+  }
   const int v = p.virtual_stages;
   const std::size_t n = static_cast<std::size_t>(p.pp * v);
   fwd_.resize(n);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "sim/collectives/collective.hpp"
@@ -11,6 +12,7 @@
 #include "sim/replay/host_issue.hpp"
 #include "sim/replay/rank_layout.hpp"
 #include "sim/workload/layer_ops.hpp"
+#include "sim/workload/moe_dispatch.hpp"
 
 namespace cs {
 
@@ -43,8 +45,9 @@ struct UnitCost {
 class UnitCosts {
  public:
   /// `sm_count`: the GPU's streaming multiprocessors, for the slowdown of GEMMs that hide TP collectives.
+  /// `node_gpus`: GPUs per node of the topology, for where a flex MoE dispatcher's traffic crosses nodes.
   UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute,
-            const CollectiveEstimate& estimate, int sm_count);
+            const CollectiveEstimate& estimate, int sm_count, int node_gpus = 8);
 
   [[nodiscard]] const UnitCost& forward(int stage, int chunk) const { return fwd_[index(stage, chunk)]; }
   [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
@@ -62,6 +65,17 @@ class UnitCosts {
   }
   [[nodiscard]] UnitCost cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
                                  const CollectiveEstimate& estimate, const RankLayout& layout) const;
+
+  /// A flex dispatcher's two phases (moe_dispatch.hpp): each rank's deduplicated sends to the same-index rank of
+  /// every other node of its EP group, and the NVLink fan-out inside each node; they run pipelined, so the
+  /// dispatch (or combine) takes the longer of the two.
+  struct FlexDispatch {
+    int top_k = 1, nodes = 1, node_ranks = 1;
+    DispatchFanout fanout;
+    std::vector<std::vector<int>> rail_groups, node_groups;
+    [[nodiscard]] Time time(const Op& op, const CollectiveEstimate& estimate) const;
+  };
+  std::optional<FlexDispatch> flex_;
 
   const ComputeCostModel& compute_;
   int pp_;

@@ -230,6 +230,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       sc.training.moe_capacity_factor = 1.0;
       assumptions.push_back("token dropping at capacity factor 1.0 (padded)");
     }
+    // A deduplicating dispatcher, where the row names one.
+    if (contains(notes, "DeepEP") || contains(notes, "HybridEP")) {
+      sc.training.moe_dispatcher = MoeDispatcher::flex;
+      assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");
+    }
   }
   const std::string sp = cell("sequence_parallel");
   p.sequence_parallel = sp.empty() ? p.tp > 1 : sp == "yes";

@@ -56,8 +56,9 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
   m2.layers = 2;
   m4.layers = 4;
   m2.dense_layers = m4.dense_layers = 0;
-  const UnitCosts u2(m2, p, t, *compute_, estimate, sc_.profile.gpu.sm_count);
-  const UnitCosts u4(m4, p, t, *compute_, estimate, sc_.profile.gpu.sm_count);
+  const int node_gpus = sc_.topology.node().gpus;
+  const UnitCosts u2(m2, p, t, *compute_, estimate, sc_.profile.gpu.sm_count, node_gpus);
+  const UnitCosts u4(m4, p, t, *compute_, estimate, sc_.profile.gpu.sm_count, node_gpus);
   LayerCost lc;
   lc.f = u4.forward(0, 0).total() - u2.forward(0, 0).total();
   lc.b = u4.backward(0, 0).total() - u2.backward(0, 0).total();

@@ -66,6 +66,18 @@ void check_model_spec(const InputNode& n, ModelSpec& m) {
     if (m.top_k <= 0 || m.top_k > m.experts) n.fail("top_k must lie in 1..experts for an MoE model");
     if (m.expert_ffn_hidden == 0) m.expert_ffn_hidden = m.ffn_hidden;
     if (m.dense_layers < 0 || m.dense_layers >= m.layers) n.fail("dense_layers must lie in 0..layers-1");
+    if (m.router_groups > 0) {
+      const InputNode& at = n.has("router_groups") ? n.at("router_groups") : n;
+      if (m.experts % m.router_groups != 0) at.fail("router_groups must divide experts");
+      if (m.router_group_topk < 1 || m.router_group_topk > m.router_groups) {
+        (n.has("router_group_topk") ? n.at("router_group_topk") : at).fail("router_group_topk must lie in 1..router_groups");
+      }
+      if (m.top_k > m.router_group_topk * (m.experts / m.router_groups)) {
+        at.fail("top_k experts do not fit in router_group_topk groups");
+      }
+    } else if (m.router_group_topk > 0) {
+      (n.has("router_group_topk") ? n.at("router_group_topk") : n).fail("router_group_topk needs router_groups > 0");
+    }
   }
 }
 

@@ -39,6 +39,10 @@ struct ModelSpec {
   int shared_experts = 0;
   std::int64_t expert_ffn_hidden = 0;
   int dense_layers = 0;          ///< leading layers that stay dense in an MoE model (DeepSeek-V3: 3)
+  /// Group-limited routing (DeepSeek-V3 n_group / topk_group: 8 / 4): the experts form `router_groups` equal
+  /// groups and each token's experts come from its `router_group_topk` best groups. 0: unlimited.
+  int router_groups = 0;
+  int router_group_topk = 0;
   /// Multi-token prediction modules (DeepSeek-V3: 1; Megatron-Core mtp_num_layers): each predicts one more
   /// token from the last layer's output and the next token's embedding, with one more transformer layer of the
   /// model's last kind, a 2h -> h projection and the shared output head and loss, on the last pipeline stage.

@@ -101,6 +101,10 @@ inline constexpr Time kNativeKernelLaunch = Time::us(9.8);
 ///           with the host cost and the kernel gap of one.
 enum class GroupedLaunch { native, python };
 
+/// The MoE token dispatcher: Megatron-Core's alltoall (NCCL all-to-all of every routed copy) or a flex one
+/// (DeepEP / HybridEP: each token crosses to a remote node once, then NVLink fans it out; moe_dispatch.hpp).
+enum class MoeDispatcher { alltoall, flex };
+
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
   std::int64_t global_batch = 1;    ///< sequences per optimizer step
@@ -146,6 +150,7 @@ struct TrainingConfig {
   bool moe_host_sync = true;
   /// How grouped operators launch their per-expert kernels (only where the host is modelled: host_launch_cost > 0).
   GroupedLaunch grouped_launch = GroupedLaunch::native;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {

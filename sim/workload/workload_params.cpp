@@ -25,6 +25,10 @@ const EnumTable<GroupedLaunch>& grouped_launch_names() {
   static const EnumTable<GroupedLaunch> t{{GroupedLaunch::native, "native"}, {GroupedLaunch::python, "python"}};
   return t;
 }
+const EnumTable<MoeDispatcher>& moe_dispatcher_names() {
+  static const EnumTable<MoeDispatcher> t{{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::flex, "flex"}};
+  return t;
+}
 const EnumTable<GradCompression>& compression_names() {
   static const EnumTable<GradCompression> t{
       {GradCompression::none, "none"}, {GradCompression::topk, "topk"}, {GradCompression::powersgd, "powersgd"}};
@@ -88,6 +92,10 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
           {.help = "FFN inner size of one expert", .min = 0, .default_text = "= ffn_hidden"});
   p.field("dense_layers", &ModelSpec::dense_layers,
           {.help = "leading layers that stay dense in an MoE model (DeepSeek-V3: 3)", .min = 0});
+  p.field("router_groups", &ModelSpec::router_groups,
+          {.help = "group-limited routing: equal groups of experts (DeepSeek-V3 n_group: 8); 0: unlimited", .min = 0});
+  p.field("router_group_topk", &ModelSpec::router_group_topk,
+          {.help = "groups each token's experts are chosen from (DeepSeek-V3 topk_group: 4)", .min = 0});
 }
 
 void read_preset(const InputNode& preset, ModelSpec& m) {
@@ -234,6 +242,9 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("moe_load_imbalance", &TrainingConfig::moe_load_imbalance,
             {.help = "tokens the busiest expert-parallel rank receives over the balanced share (1: balanced)",
              .min = 1.0, .max = 16.0});
+    p.choice("moe_dispatcher", &TrainingConfig::moe_dispatcher, moe_dispatcher_names(),
+             {.help = "MoE token dispatcher: alltoall (NCCL all-to-all of every routed copy) or flex (DeepEP / "
+                      "HybridEP: a token crosses to each remote node once, then NVLink fans it out to its GPUs)"});
     p.field("moe_capacity_factor", &TrainingConfig::moe_capacity_factor,
             {.help = "token dropping: each expert takes at most this many times its balanced share and is padded to "
                      "it (Megatron-Core moe_expert_capacity_factor with padding): every rank computes and sends "
