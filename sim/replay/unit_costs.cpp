@@ -106,12 +106,12 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
 Time UnitCosts::FlexDispatch::time(const Op& op, const CollectiveEstimate& estimate) const {
   const double token = op.bytes.value() / top_k;  // one routed token's bytes (times the capacity or imbalance)
   Time inter = Time::zero(), intra = Time::zero();
-  if (nodes > 1) {
+  if (nodes > 1 && !rail_groups.empty()) {
     // A collective's buffer includes the rank's own share (1/n of it stays): what leaves is the remote sends.
     inter = estimate({CollectiveKind::all_to_all, Bytes{token * fanout.remote_nodes * nodes / (nodes - 1.0)},
                       rail_groups, op.name + " (inter-node, deduplicated)"});
   }
-  if (node_ranks > 1) {
+  if (!node_groups.empty()) {
     intra = estimate({CollectiveKind::all_to_all, Bytes{token * fanout.gpus}, node_groups, op.name + " (NVLink fan-out)"});
   }
   return std::max(inter, intra);
@@ -130,12 +130,18 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       for (int r : group) by_node[r / std::max(1, node_gpus)].push_back(r);
       f.nodes = static_cast<int>(by_node.size());
       f.node_ranks = static_cast<int>(group.size()) / f.nodes;
-      for (int j = 0; j < f.node_ranks; ++j) {
+      std::size_t widest = 0;
+      for (const auto& [node, ranks] : by_node) widest = std::max(widest, ranks.size());
+      for (std::size_t j = 0; j < widest; ++j) {  // the j-th rank of every node that has one (a group may be uneven)
         std::vector<int> rail;
-        for (const auto& [node, ranks] : by_node) rail.push_back(ranks[static_cast<std::size_t>(j)]);
-        f.rail_groups.push_back(std::move(rail));
+        for (const auto& [node, ranks] : by_node) {
+          if (j < ranks.size()) rail.push_back(ranks[j]);
+        }
+        if (rail.size() > 1) f.rail_groups.push_back(std::move(rail));
       }
-      for (auto& [node, ranks] : by_node) f.node_groups.push_back(std::move(ranks));
+      for (auto& [node, ranks] : by_node) {
+        if (ranks.size() > 1) f.node_groups.push_back(std::move(ranks));
+      }
     }
     f.fanout = dispatch_fanout(m, p.ep, f.nodes);
     flex_ = std::move(f);
