@@ -104,6 +104,17 @@ StepResult StepReplay::run() {
     r.hardware_flops += st.hardware_flops * ranks;
   }
   r.breakdown = stages_[static_cast<std::size_t>(r.critical_stage)].sums;
+  Time most_busy = Time::zero();
+  for (int s = 0; s < plan_.pp; ++s) {
+    const Stage& st = stages_[static_cast<std::size_t>(s)];
+    if (const Time busy = st.finish - t0 - st.sums.pipeline_wait; s == 0 || busy > most_busy) {
+      most_busy = busy;
+      r.busiest_stage = s;
+    }
+  }
+  const Stage& busiest = stages_[static_cast<std::size_t>(r.busiest_stage)];
+  r.busiest = busiest.sums;
+  r.busiest.pipeline_wait += r.step_time - (busiest.finish - t0);
   r.events = engine_.executed() - e0;
   return r;
 }

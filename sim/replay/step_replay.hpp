@@ -57,6 +57,10 @@ struct StepResult {
   Time step_time;
   int critical_stage = 0;      ///< the stage that finishes last
   StepBreakdown breakdown;     ///< of the critical stage
+  /// The stage with the least idle time, the pipeline's bottleneck (the first stage of a 1F1B pipeline finishes
+  /// last but may mostly wait for it), and its breakdown with its waits taken to the step's end.
+  int busiest_stage = 0;
+  StepBreakdown busiest;
   Flops model_flops;           ///< whole cluster, one step
   Flops hardware_flops;        ///< whole cluster, one step, recompute included
   std::uint64_t events = 0;    ///< engine events executed

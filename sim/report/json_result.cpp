@@ -78,6 +78,17 @@ nlohmann::ordered_json breakdown_json(const StepResult& step, std::optional<doub
       {"optimizer_s", b.optimizer.seconds()},
       {"param_gather_exposed_s", b.param_gather.seconds()},
       {"sm_clock_mhz", sm_clock_mhz ? J(*sm_clock_mhz) : J(nullptr)},
+      {"busiest_stage", step.busiest_stage},
+      {"busiest", {{"compute_s", step.busiest.compute.seconds()},
+                   {"memory_bound_kernels_s", step.busiest.memory_kernels.seconds()},
+                   {"tp_comm_exposed_s", step.busiest.tp_comm.seconds()},
+                   {"cp_comm_exposed_s", step.busiest.cp_comm.seconds()},
+                   {"ep_comm_exposed_s", step.busiest.ep_comm.seconds()},
+                   {"host_wait_s", step.busiest.host_wait.seconds()},
+                   {"pipeline_bubble_and_wait_s", step.busiest.pipeline_wait.seconds()},
+                   {"dp_comm_exposed_s", step.busiest.dp_comm.seconds()},
+                   {"optimizer_s", step.busiest.optimizer.seconds()},
+                   {"param_gather_exposed_s", step.busiest.param_gather.seconds()}}},
   };
 }
 

@@ -55,6 +55,19 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   line("DP communication (exposed)", pct(b.dp_comm));
   line("optimizer step", pct(b.optimizer));
   if (b.param_gather > Time::zero()) line("parameter all-gather", pct(b.param_gather));
+  if (r.step.busiest_stage != r.step.critical_stage) {
+    // The stage above mostly waits when the stages are uneven (dense first layers, the output head): show what
+    // the bottleneck spends its time on.
+    const StepBreakdown& u = r.step.busiest;
+    out += fmt::format("\nBusiest stage {} (the pipeline's bottleneck; stage {} waits for it)\n", r.step.busiest_stage,
+                       r.step.critical_stage);
+    line("compute", pct(u.compute));
+    line("TP communication (exposed)", pct(u.tp_comm));
+    if (sc.plan.cp > 1) line("CP communication (exposed)", pct(u.cp_comm));
+    if (sc.plan.ep > 1) line("EP all-to-all (exposed)", pct(u.ep_comm));
+    if (u.host_wait > Time::zero()) line("waiting for the host (eager)", pct(u.host_wait));
+    line("pipeline bubble and waits", pct(u.pipeline_wait));
+  }
   out += fmt::format("\nMemory per GPU (stage {}, the most loaded)\n", r.memory.stage);
   const MemoryBreakdown& m = r.memory;
   line("weights / grads / optimizer",

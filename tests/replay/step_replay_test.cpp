@@ -209,6 +209,12 @@ TEST(StepReplay, OneFOneBPipelineMatchesHandCalculation) {
   const StepResult r = replay.run();
   EXPECT_EQ(r.step_time, Time::us(203'900));
   EXPECT_EQ(r.critical_stage, 0);
+  // Stage 0 finishes last, but stage 1 is the bottleneck: busy 4 x 41.4 = 165.6 ms of kernels and the 0.1 ms
+  // optimizer, waiting the other 38.2 ms of the step (stage 0: 152.8 ms busy).
+  EXPECT_EQ(r.busiest_stage, 1);
+  EXPECT_EQ(r.busiest.compute, Time::us(165'600));
+  EXPECT_EQ(r.busiest.optimizer, Time::us(100));
+  EXPECT_EQ(r.busiest.pipeline_wait, Time::us(38'200));
 }
 
 }  // namespace
