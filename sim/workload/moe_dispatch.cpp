@@ -27,7 +27,10 @@ DispatchFanout dispatch_fanout(const ModelSpec& m, int ep, int nodes) {
     if (m.router_groups % nodes == 0) {
       f.remote_nodes = (nodes - 1) * (1.0 - none_of(g - g / nodes, g, m.router_group_topk));
     } else {
-      f.remote_nodes = std::min((nodes - 1) * (1.0 - none_of(E - per_node, E, k)), t * (nodes - 1.0) / g);
+      // Otherwise the groups cap the nodes a token reaches: t of them if a group sits within a node (g >= nodes),
+      // t x nodes / g if each spans several.
+      const double reach = m.router_groups >= nodes ? std::min<double>(nodes, t) : t * nodes / g;
+      f.remote_nodes = std::min((nodes - 1) * (1.0 - none_of(E - per_node, E, k)), reach * (nodes - 1.0) / nodes);
     }
     f.gpus = pool / per_gpu * (1.0 - none_of(pool - per_gpu, pool, k));
   } else {

@@ -41,6 +41,9 @@ TEST(FlexDispatch, FanoutCountsByHand) {
   const DispatchFanout even = dispatch_fanout(deepseek_shaped(0, 0), 64, 8);
   EXPECT_NEAR(even.remote_nodes, 4.633, 0.001);
   EXPECT_NEAR(even.gpus, 7.676, 0.001);
+  // Groups that do not fill whole nodes cap the reach: 2 of 8 groups over 3 nodes reach at most 2 nodes, 4/3
+  // of them remote on average, below the 1.93 remote nodes of even routing over 3 nodes.
+  EXPECT_NEAR(dispatch_fanout(deepseek_shaped(8, 2), 24, 3).remote_nodes, 2.0 * 2 / 3, 1e-9);
   const DispatchFanout grouped = dispatch_fanout(deepseek_shaped(8, 4), 64, 8);
   EXPECT_NEAR(grouped.remote_nodes, 3.5, 1e-9);
   EXPECT_NEAR(grouped.gpus, 7.359, 0.001);
