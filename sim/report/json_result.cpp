@@ -62,11 +62,11 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   return j;
 }
 
-nlohmann::ordered_json breakdown_json(const StepResult& step, std::optional<double> sm_clock_mhz) {
-  using J = nlohmann::ordered_json;
-  const StepBreakdown& b = step.breakdown;
+namespace {
+
+/// One stage's time, in the keys `run --json` and `validate --json` share.
+nlohmann::ordered_json stage_json(const StepBreakdown& b) {
   return {
-      {"critical_stage", step.critical_stage},
       {"compute_s", b.compute.seconds()},
       {"memory_bound_kernels_s", b.memory_kernels.seconds()},
       {"tp_comm_exposed_s", b.tp_comm.seconds()},
@@ -77,19 +77,19 @@ nlohmann::ordered_json breakdown_json(const StepResult& step, std::optional<doub
       {"dp_comm_exposed_s", b.dp_comm.seconds()},
       {"optimizer_s", b.optimizer.seconds()},
       {"param_gather_exposed_s", b.param_gather.seconds()},
-      {"sm_clock_mhz", sm_clock_mhz ? J(*sm_clock_mhz) : J(nullptr)},
-      {"busiest_stage", step.busiest_stage},
-      {"busiest", {{"compute_s", step.busiest.compute.seconds()},
-                   {"memory_bound_kernels_s", step.busiest.memory_kernels.seconds()},
-                   {"tp_comm_exposed_s", step.busiest.tp_comm.seconds()},
-                   {"cp_comm_exposed_s", step.busiest.cp_comm.seconds()},
-                   {"ep_comm_exposed_s", step.busiest.ep_comm.seconds()},
-                   {"host_wait_s", step.busiest.host_wait.seconds()},
-                   {"pipeline_bubble_and_wait_s", step.busiest.pipeline_wait.seconds()},
-                   {"dp_comm_exposed_s", step.busiest.dp_comm.seconds()},
-                   {"optimizer_s", step.busiest.optimizer.seconds()},
-                   {"param_gather_exposed_s", step.busiest.param_gather.seconds()}}},
   };
+}
+
+}  // namespace
+
+nlohmann::ordered_json breakdown_json(const StepResult& step, std::optional<double> sm_clock_mhz) {
+  using J = nlohmann::ordered_json;
+  J j = {{"critical_stage", step.critical_stage}};
+  j.update(stage_json(step.breakdown));  // appended in order after critical_stage
+  j["sm_clock_mhz"] = sm_clock_mhz ? J(*sm_clock_mhz) : J(nullptr);
+  j["busiest_stage"] = step.busiest_stage;
+  j["busiest"] = stage_json(step.busiest);
+  return j;
 }
 
 }  // namespace cs

@@ -44,29 +44,28 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   if (r.time_to_train) {
     line("time to train", fmt::format("{} for {:.4g} tokens", to_string(*r.time_to_train), *sc.training.token_budget));
   }
-  out += fmt::format("\nStep breakdown (pipeline stage {}, the last to finish)\n", r.step.critical_stage);
-  const StepBreakdown& b = r.step.breakdown;
-  line("compute", pct(b.compute));
-  line("TP communication (exposed)", pct(b.tp_comm));
-  if (sc.plan.cp > 1) line("CP communication (exposed)", pct(b.cp_comm));
-  if (sc.plan.ep > 1) line("EP all-to-all (exposed)", pct(b.ep_comm));
-  if (b.host_wait > Time::zero()) line("waiting for the host (eager)", pct(b.host_wait));
-  line("pipeline bubble and waits", pct(b.pipeline_wait));
-  line("DP communication (exposed)", pct(b.dp_comm));
-  line("optimizer step", pct(b.optimizer));
-  if (b.param_gather > Time::zero()) line("parameter all-gather", pct(b.param_gather));
-  if (r.step.busiest_stage != r.step.critical_stage) {
-    // The stage above mostly waits when the stages are uneven (dense first layers, the output head): show what
-    // the bottleneck spends its time on.
-    const StepBreakdown& u = r.step.busiest;
-    out += fmt::format("\nBusiest stage {} (the pipeline's bottleneck; stage {} waits for it)\n", r.step.busiest_stage,
-                       r.step.critical_stage);
+  // One stage's time: the one that finishes last in full, the busiest up to its waits (its DP reduction,
+  // optimizer and gathers are the same work as every stage's).
+  const auto stage_lines = [&](const StepBreakdown& u, bool full) {
     line("compute", pct(u.compute));
     line("TP communication (exposed)", pct(u.tp_comm));
     if (sc.plan.cp > 1) line("CP communication (exposed)", pct(u.cp_comm));
     if (sc.plan.ep > 1) line("EP all-to-all (exposed)", pct(u.ep_comm));
     if (u.host_wait > Time::zero()) line("waiting for the host (eager)", pct(u.host_wait));
     line("pipeline bubble and waits", pct(u.pipeline_wait));
+    if (!full) return;
+    line("DP communication (exposed)", pct(u.dp_comm));
+    line("optimizer step", pct(u.optimizer));
+    if (u.param_gather > Time::zero()) line("parameter all-gather", pct(u.param_gather));
+  };
+  out += fmt::format("\nStep breakdown (pipeline stage {}, the last to finish)\n", r.step.critical_stage);
+  stage_lines(r.step.breakdown, true);
+  if (r.step.busiest_stage != r.step.critical_stage) {
+    // The stage above mostly waits when the stages are uneven (dense first layers, the output head): show what
+    // the bottleneck spends its time on.
+    out += fmt::format("\nBusiest stage {} (the pipeline's bottleneck; stage {} waits for it)\n", r.step.busiest_stage,
+                       r.step.critical_stage);
+    stage_lines(r.step.busiest, false);
   }
   out += fmt::format("\nMemory per GPU (stage {}, the most loaded)\n", r.memory.stage);
   const MemoryBreakdown& m = r.memory;
