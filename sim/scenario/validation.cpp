@@ -21,6 +21,11 @@ std::optional<double> number(const std::string& s) {
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
 }  // namespace
 
 double band_calibration_p90(const DeviceProfile& p) noexcept {
@@ -218,10 +223,6 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   if (m.is_moe()) {
     // Token dropping, where the row says so ("Qwen3_30B_a3B (tokendrop)"): Megatron-Core's usual capacity factor
     // 1.0 with the expert inputs padded to it.
-    auto lower = [](std::string x) {
-      std::transform(x.begin(), x.end(), x.begin(), [](unsigned char c) { return std::tolower(c); });
-      return x;
-    };
     auto says_drop = [](const std::string& x) {
       return contains(x, "tokendrop") || contains(x, "token drop") || contains(x, "token-drop") ||
              contains(x, "capacity factor");
@@ -255,8 +256,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     assumptions.push_back("micro-batch 1");
   }
   tr.seq_len = m.seq_len;
-  std::string prec = cell("precision");
-  std::transform(prec.begin(), prec.end(), prec.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string prec = lower(cell("precision"));
   tr.precision = prec.starts_with("fp8") || contains(prec, " fp8") ? DType::fp8
                  : contains(prec, "fp16") && !contains(prec, "bf16") ? DType::fp16 : DType::bf16;
   if (tr.precision == DType::fp8) {
