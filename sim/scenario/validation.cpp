@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "sim/scenario/runner.hpp"
 #include "sim/workload/model_zoo.hpp"
 
@@ -39,12 +41,12 @@ const std::vector<std::string>& validation_columns() {
       "num_heads", "num_kv_heads", "ffn_hidden_size", "vocab_size", "seq_len", "moe_experts", "moe_topk",
       "moe_ffn_hidden", "tp", "pp", "dp", "cp", "ep", "vpp_interleave", "zero_fsdp", "sequence_parallel",
       "act_recompute", "global_batch_seqs", "micro_batch", "precision", "framework", "meas_step_time_s",
-      "meas_tflops_per_gpu", "meas_tokens_per_s_per_gpu", "meas_other", "notes"};
+      "meas_tflops_per_gpu", "meas_tokens_per_s_per_gpu", "meas_mfu_pct", "meas_other", "notes"};
   return cols;
 }
 
 std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row& row, std::string& skip,
-                                          std::vector<std::string>& assumptions) {
+                                          std::vector<std::string>& assumptions, const LayoutChooser& choose) {
   auto cell = [&](const char* c) -> const std::string& { return t.cell(row, c); };
   auto num = [&](const char* c) { return number(cell(c)); };
   const SourceLocation where{t.file(), row.line, 0};
@@ -74,9 +76,19 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   ModelSpec& m = sc.model;
   m.name = cell("model");
   const auto layers = num("num_layers"), hidden = num("hidden_size");
-  if (!layers || !hidden) { skip = "architecture (layers, hidden size) not given"; return std::nullopt; }
-  m.layers = static_cast<int>(*layers);
-  m.hidden = static_cast<std::int64_t>(*hidden);
+  if (layers && hidden) {
+    m.layers = static_cast<int>(*layers);
+    m.hidden = static_cast<std::int64_t>(*hidden);
+  } else if (const auto named = match_preset_by_name(m.name)) {
+    // A published name without dimensions ("GPT3-20B"): the preset of that family and size, whose dimensions
+    // then fill the rest below like any other match.
+    m.layers = named->second.layers;
+    m.hidden = named->second.hidden;
+    assumptions.push_back("architecture of preset " + named->first + " (the row names the model, gives no dimensions)");
+  } else {
+    skip = "architecture (layers, hidden size) not given";
+    return std::nullopt;
+  }
   const auto heads = num("num_heads"), kv_heads = num("num_kv_heads"), ffn = num("ffn_hidden_size");
   const auto experts = num("moe_experts");
   // The preset of models/ with these dimensions fills what the row leaves out (general rule, not per row).
@@ -162,6 +174,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   }()));
 
   ParallelPlan& p = sc.plan;
+  bool choose_layout = false;
   const auto tp = num("tp"), pp = num("pp");
   p.cp = static_cast<int>(num("cp").value_or(1));
   p.ep = static_cast<int>(num("ep").value_or(1));
@@ -177,6 +190,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   } else if (tp && contains(cell("zero_fsdp"), "FSDP")) {
     p.tp = static_cast<int>(*tp);
     p.pp = 1;
+  } else if (choose) {
+    choose_layout = true;  // chosen below, once the model, batch, precision and cluster are known
+    p.tp = p.pp = 1;
   } else {
     skip = "parallel layout (TP, PP) not given";
     return std::nullopt;
@@ -250,10 +266,16 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const auto gb = num("global_batch_seqs");
   if (!gb) { skip = "global batch not given"; return std::nullopt; }
   tr.global_batch = static_cast<std::int64_t>(*gb);
+  // FSDP (ZeRO-3) gathers every parameter again for each micro-batch, so its users run the largest micro-batch
+  // that fits (with recompute where needed) rather than accumulate: where such a row without a pipeline states
+  // neither, the fastest that fits is chosen with its layout as stated.
+  const bool choose_batching = choose && !choose_layout && p.zero_stage == 3 && p.pp == 1 && cell("micro_batch").empty() &&
+                               cell("act_recompute").empty();
+  const bool chosen = choose_layout || choose_batching;  // the chooser below decides micro-batch and recompute
   if (auto mb = num("micro_batch")) tr.micro_batch = static_cast<int>(*mb);
   else {
     tr.micro_batch = 1;
-    assumptions.push_back("micro-batch 1");
+    if (!chosen) assumptions.push_back("micro-batch 1");
   }
   tr.seq_len = m.seq_len;
   const std::string prec = lower(cell("precision"));
@@ -276,7 +298,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   }
   const std::string rc = cell("act_recompute");
   tr.recompute = contains(rc, "full") ? Recompute::full : contains(rc, "selective") ? Recompute::selective : Recompute::none;
-  if (rc.empty()) assumptions.push_back("no recompute");
+  if (rc.empty() && !chosen) assumptions.push_back("no recompute");
   // Every framework of these rows runs PyTorch eagerly unless the row says it captures CUDA graphs.
   if (!contains(notes, "CUDA graph") && !contains(notes, "cuda_graph")) {
     tr.kernel_gap = kEagerKernelGap;
@@ -293,10 +315,19 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     skip = "GPU count is not TP*PP*CP*DP";
     return std::nullopt;
   }
-  if (tr.global_batch % (static_cast<std::int64_t>(tr.micro_batch) * p.dp) != 0) {
-    skip = "global batch " + std::to_string(tr.global_batch) + " is not a multiple of micro-batch x DP (" +
-           std::to_string(tr.micro_batch * p.dp) + ")";
-    return std::nullopt;
+  if (const std::int64_t per_step = static_cast<std::int64_t>(tr.micro_batch) * p.dp;
+      !choose_layout && tr.global_batch % per_step != 0) {
+    // A rate per GPU (tokens/s, TFLOP/s, MFU) barely depends on the last fraction of a batch: the nearest whole
+    // number of micro-batches per rank stands in. A step time does, so such a row is not compared.
+    const std::int64_t rounded = std::max<std::int64_t>(1, std::llround(static_cast<double>(tr.global_batch) / per_step)) * per_step;
+    if (!cell("meas_step_time_s").empty()) {
+      skip = "global batch " + std::to_string(tr.global_batch) + " is not a multiple of micro-batch x DP (" +
+             std::to_string(per_step) + ")";
+      return std::nullopt;
+    }
+    assumptions.push_back("global batch " + std::to_string(tr.global_batch) + " taken as " + std::to_string(rounded) +
+                          " (a multiple of micro-batch x DP " + std::to_string(per_step) + "; the row measures a rate per GPU)");
+    tr.global_batch = rounded;
   }
   if (p.schedule == PipelineSchedule::interleaved && tr.micro_batches(p) % p.pp != 0) {
     p.virtual_stages = 1;
@@ -316,6 +347,29 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     skip = e.what();
     return std::nullopt;
   }
+  if (choose_layout || choose_batching) {
+    PlanFilter keep;
+    if (choose_layout && (contains(fw, "Megatron") || nemo)) {
+      // Megatron-Core shards optimizer state (its distributed optimizer, ZeRO-1) and nothing more.
+      keep = [](const ParallelPlan& q, const Overlap&) { return q.zero_stage <= 1; };
+    }
+    if (choose_batching) {
+      // The layout as stated, and no TP overlap the row's framework does not say it has.
+      keep = [given = p, tp_comm = tr.overlap.tp_comm](const ParallelPlan& q, const Overlap& o) {
+        return q.tp == given.tp && q.pp == given.pp && q.cp == given.cp && q.dp == given.dp && q.zero_stage == 3 &&
+               (tp_comm || !o.tp_comm);
+      };
+    }
+    const auto how = choose(sc, keep);
+    if (!how) {
+      skip = choose_layout ? "parallel layout not given, and no layout fits the GPUs, the batch and the memory"
+                           : "no micro-batch fits the memory with the stated FSDP layout";
+      return std::nullopt;
+    }
+    assumptions.push_back(choose_layout ? "layout not given: the fastest the plan search finds, " + *how
+                                        : "micro-batch and recompute not given: the fastest that fit under FSDP "
+                                          "(which gathers the parameters again for each micro-batch), " + *how);
+  }
   check_plan(where, m, p, tr, sc.gpus, sc.topology.node().gpus);
   return sc;
 }
@@ -323,9 +377,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
 namespace {
 
 /// Fills `v` with the prediction of `row`; throws whatever planning or simulating the row throws.
-void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v) {
+void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v, const LayoutChooser& choose) {
   std::string skip;
-  const auto sc = scenario_from_row(t, row, skip, v.assumptions);
+  const auto sc = scenario_from_row(t, row, skip, v.assumptions, choose);
   if (!sc) {
     v.skipped = skip;
     return;
@@ -338,7 +392,12 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v)
   v.calibration_p90 = band_calibration_p90(sc->profile);
   if (v.quantity == "step_time_s") v.predicted = r.step.step_time.seconds();
   else if (v.quantity == "tokens_per_s_per_gpu") v.predicted = r.tokens_per_s / r.gpus;
-  else {
+  else if (v.quantity == "mfu_pct") {
+    // Model FLOPs over the datasheet dense peak of the training precision, as MFU is defined (PaLM, Megatron).
+    v.predicted = 100 * r.mfu;
+    v.assumptions.push_back(fmt::format("MFU of the datasheet {} peak ({:.0f} TFLOP/s)", to_string(sc->training.precision),
+                                        r.peak_per_gpu.value() / 1e12));
+  } else {
     // Sources that count recompute FLOPs (Narayanan et al. SC'21, BLOOM) are compared on hardware FLOPs.
     const std::string notes = t.cell(row, "notes") + " " + t.cell(row, "act_recompute") + " " + v.source;
     const bool hardware = contains(notes, "counts it") || contains(notes, "includes recompute") || contains(notes, "BLOOM") ||
@@ -352,7 +411,7 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v)
 
 }  // namespace
 
-ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row) {
+ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row, const LayoutChooser& choose) {
   ValidationRow v;
   v.id = t.cell(row, "row_id");
   v.line = row.line;
@@ -362,12 +421,13 @@ ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row) {
   if (auto s = number(t.cell(row, "meas_step_time_s"))) { v.quantity = "step_time_s"; v.measured = *s; }
   else if (auto k = number(t.cell(row, "meas_tokens_per_s_per_gpu"))) { v.quantity = "tokens_per_s_per_gpu"; v.measured = *k; }
   else if (auto f = number(t.cell(row, "meas_tflops_per_gpu"))) { v.quantity = "tflops_per_gpu"; v.measured = *f; }
+  else if (auto u = number(t.cell(row, "meas_mfu_pct"))) { v.quantity = "mfu_pct"; v.measured = *u; }
   else {
-    v.skipped = "measures only MFU (no step time, tokens/s or TFLOP/s to compare)";
+    v.skipped = "measures nothing to compare (no step time, tokens/s, TFLOP/s or MFU)";
     return v;
   }
   try {
-    predict_into(t, row, v);
+    predict_into(t, row, v, choose);
   } catch (const InputError& e) {
     v.skipped = e.message();  // a layout the planner rejects: the key and what is wrong, without the file prefix
     if (!e.key_path().empty()) v.skipped = e.key_path() + ": " + *v.skipped;
@@ -378,13 +438,15 @@ ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row) {
   return v;
 }
 
-std::vector<ValidationRow> validate(const CsvTable& t, double level) { return validate(std::vector<CsvTable>{t}, level); }
+std::vector<ValidationRow> validate(const CsvTable& t, double level, const LayoutChooser& choose) {
+  return validate(std::vector<CsvTable>{t}, level, choose);
+}
 
-std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level) {
+std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level, const LayoutChooser& choose) {
   std::vector<ValidationRow> out;
   for (const CsvTable& t : tables) {
     t.require_columns(validation_columns());
-    for (const auto& row : t.rows()) out.push_back(predict_row(t, row));
+    for (const auto& row : t.rows()) out.push_back(predict_row(t, row, choose));
   }
   // Each residual with the position of its row, so that a row is left out by position (ids may repeat
   // across files).

@@ -1,10 +1,11 @@
 // Predicting published training measurements: each row of a CSV in the column format of
 // shared/validation/public_rows.csv becomes a scenario, is simulated, and is compared on the safest
 // quantity the row measures (step time, else tokens/s per GPU, else TFLOP/s per GPU under the source's
-// FLOP convention). No per-row or per-source correction is applied; the assumptions used to fill missing
-// fields are general rules, listed with each row.
+// FLOP convention, else MFU against the datasheet peak). No per-row or per-source correction is applied; the
+// assumptions used to fill missing fields are general rules, listed with each row.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,7 @@ struct ValidationRow {
   std::string source;
   std::string model;
   int gpus = 0;
-  std::string quantity;               ///< "step_time_s", "tokens_per_s_per_gpu" or "tflops_per_gpu"
+  std::string quantity;               ///< "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu" or "mfu_pct"
   double measured = 0;
   double predicted = 0;
   std::optional<std::string> skipped; ///< why the row was not predicted
@@ -45,25 +46,36 @@ struct ValidationRow {
   }
 };
 
+/// Which plans a LayoutChooser may pick (a plan and its overlap settings): those agreeing with what the row states.
+using PlanFilter = std::function<bool(const ParallelPlan&, const Overlap&)>;
+/// Chooses what a row leaves to its publisher's tuning: among the plans `keep` accepts, writes the fastest
+/// plan, and the micro-batch, recompute and overlap settings it decides, into the scenario (whose model,
+/// batch, precision, topology and profile are set), and returns a description of it; nullopt when no plan
+/// fits. The plan search provides one (choose_fastest_plan, sim/search/fastest_plan.hpp).
+using LayoutChooser = std::function<std::optional<std::string>(Scenario&, const PlanFilter& keep)>;
+
 /// The kernel-fit error that widens a band of a prediction made with `p`: the GEMM holdout p90 of a measured
 /// profile, 0 for a datasheet one (whose errors are all in the validation residuals).
 [[nodiscard]] double band_calibration_p90(const DeviceProfile& p) noexcept;
 /// The columns a validation file must have.
 [[nodiscard]] const std::vector<std::string>& validation_columns();
 /// Builds the scenario of one row (throws InputError located at the row for values that make no sense;
-/// returns the reason in `skip` when the row lacks what a prediction needs).
+/// returns the reason in `skip` when the row lacks what a prediction needs, such as a layout when there is
+/// no `choose`).
 [[nodiscard]] std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row& row,
-                                                        std::string& skip, std::vector<std::string>& assumptions);
+                                                        std::string& skip, std::vector<std::string>& assumptions,
+                                                        const LayoutChooser& choose = {});
 /// Predicts one row of `t`: a prediction, or in `skipped` the reason there is none (nothing to compare, a
 /// layout that cannot be planned, a value that makes no sense). Never throws for a problem of the row itself.
-[[nodiscard]] ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row);
+[[nodiscard]] ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row, const LayoutChooser& choose = {});
 /// The predicted rows of `rows` as step-time residuals (measured/predicted time), for error_band().
 [[nodiscard]] std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows);
 /// Predicts every row of `t`; a row that cannot be predicted is skipped with its reason, the rest still run.
 /// Each predicted row gets the error band (central `level`) that the other predicted rows of `t` give it
 /// (leave one out). Throws InputError only when the file itself lacks the columns.
-[[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t, double level = 0.9);
+[[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t, double level = 0.9, const LayoutChooser& choose = {});
 /// The same over the rows of several files together: each row's band comes from all the others.
-[[nodiscard]] std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level = 0.9);
+[[nodiscard]] std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level = 0.9,
+                                                  const LayoutChooser& choose = {});
 
 }  // namespace cs

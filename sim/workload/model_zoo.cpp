@@ -38,7 +38,32 @@ std::string letters(std::string_view s) {
   return out;
 }
 
+/// The family of a preset's name: the letters of its first word ("GPT-3 175B" -> "gpt").
+std::string family_of(const ModelSpec& m) { return letters(m.name.substr(0, m.name.find_first_of(" -"))); }
+
+/// Lower-case letters and digits of `s` only ("Llama 3.1 405B (MLPerf)" -> "llama31405bmlperf").
+std::string alnum(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<std::pair<std::string, ModelSpec>> match_preset_by_name(std::string_view name) {
+  const std::string published = alnum(name);
+  const std::pair<std::string, ModelSpec>* hit = nullptr;
+  for (const auto& entry : model_zoo()) {
+    const std::string own = alnum(entry.second.name);
+    if (own.empty() || published.find(own) == std::string::npos) continue;
+    if (hit) return std::nullopt;  // two presets' names in one: the name does not decide
+    hit = &entry;
+  }
+  if (!hit) return std::nullopt;
+  return *hit;
+}
 
 std::optional<std::pair<std::string, ModelSpec>> match_preset(const KnownDimensions& d) {
   std::vector<const std::pair<std::string, ModelSpec>*> hits;
@@ -46,7 +71,7 @@ std::optional<std::pair<std::string, ModelSpec>> match_preset(const KnownDimensi
   for (const auto& entry : model_zoo()) {
     const ModelSpec& m = entry.second;
     if (m.hidden != d.hidden) continue;
-    const std::string family = letters(m.name.substr(0, m.name.find_first_of(" -")));
+    const std::string family = family_of(m);
     if (family.empty() || row_name.find(family) == std::string::npos) continue;
     if (d.heads && m.heads != *d.heads) continue;
     if (d.kv_heads && m.kv_heads != *d.kv_heads) continue;

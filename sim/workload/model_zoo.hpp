@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/workload/model_spec.hpp"
@@ -32,5 +33,9 @@ struct KnownDimensions {
 /// proxies of a model keep its width); among several, the one with the same layer count; none when that
 /// leaves zero or more than one. Returns the preset's file name and spec.
 [[nodiscard]] std::optional<std::pair<std::string, ModelSpec>> match_preset(const KnownDimensions& d);
+
+/// For a published name that comes without dimensions ("GPT3-20B"): the one preset whose name, in letters and
+/// digits only ("gpt320b"), appears in it the same way. None when no preset or more than one does.
+[[nodiscard]] std::optional<std::pair<std::string, ModelSpec>> match_preset_by_name(std::string_view name);
 
 }  // namespace cs

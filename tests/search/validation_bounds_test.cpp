@@ -1,0 +1,103 @@
+// The accuracy bounds of docs/validation.md over the shared development rows and the checks outside them,
+// validated as `clustersim validate` does: a row that states no layout runs the fastest one the plan search
+// finds (choose_fastest_plan), so these tests sit with the search layer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "sim/scenario/validation.hpp"
+#include "sim/search/fastest_plan.hpp"
+
+namespace cs {
+namespace {
+
+std::vector<ValidationRow> validate_as_cli(const std::filesystem::path& csv) {
+  return validate(CsvTable::load(csv.string()), 0.9, [](Scenario& sc, const PlanFilter& keep) { return choose_fastest_plan(sc, keep); });
+}
+
+// The accuracy claim of docs/validation.md, held as a regression bound over the public rows, with at least 46 of
+// them predicted. The shared development set sits beside the repository. The file stands at 8.8% over 48 rows: 8.3%
+// over the 44 it predicted before the MFU-only rows (55, 56: layout from the plan search), the FSDP row without a
+// micro-batch (45) and the row naming a preset without dimensions (170) were predicted too. It was 10.1% on the
+// burst-clock H100 datasheet profile. The bound is 9%.
+TEST(Validation, PublicRowsStayWithinMapeBound) {
+  const std::filesystem::path csv = std::filesystem::path(CS_SOURCE_DIR) / ".." / "shared" / "validation" / "public_rows.csv";
+  if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv << " beside the repository";
+  const auto rows = validate_as_cli(csv);
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : rows) {
+    if (r.skipped) continue;
+    sum += std::fabs(r.error());
+    ++n;
+  }
+  EXPECT_GE(n, 46);
+  EXPECT_LE(sum / n, 0.09) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
+}
+
+// Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm), the eager host-issue model and
+// Transformer Engine's grouped operators launched from native loops (H200 run 12): 20.8% over all nine rows, 5.5%
+// over the six dense ones. The dense rows are held to 6.5%; the MoE rows miss the 10% target (Qwen3-30B-A3B is
+// +118%: Megatron-Bridge 25.11's dropless schedule, which its issue #1998 calls a 2x regression, and which the
+// same layout's other published runs do not show; DeepSeek-V3 -25%: docs/validation.md, "Not done"), so the
+// overall bound is a regression guard.
+constexpr double MODERN_MAPE_BOUND = 0.21;
+constexpr double MODERN_DENSE_MAPE_BOUND = 0.065;
+
+// The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
+// aborts, and the configurations that ran in production (Nemotron-4 340B on 256 H100 in bf16 and fp8, Llama 3.1
+// 405B on 512 H100 with CP 2 and fp8 parameters) fit in memory. The MAPE bound is MODERN_MAPE_BOUND below.
+TEST(Validation, ModernRowsAllPredictedAndProductionRunsFit) {
+  const std::filesystem::path csv = std::filesystem::path(CS_SOURCE_DIR) / ".." / "shared" / "validation" / "modern_rows.csv";
+  if (!std::filesystem::exists(csv)) GTEST_SKIP() << "no " << csv << " beside the repository";
+  const auto rows = validate_as_cli(csv);
+  double sum = 0, dense_sum = 0;
+  int n = 0, dense = 0;
+  for (const auto& r : rows) {
+    ASSERT_FALSE(r.skipped.has_value()) << "row " << r.id << ": " << *r.skipped;
+    sum += std::fabs(r.error());
+    ++n;
+    if (!r.moe) {
+      dense_sum += std::fabs(r.error());
+      ++dense;
+    }
+    if (r.id == "80" || r.id == "140" || r.id == "144") {
+      for (const auto& a : r.assumptions) EXPECT_EQ(a.find("OUT OF MEMORY"), std::string::npos) << "row " << r.id;
+    }
+    EXPECT_TRUE(r.band.valid()) << "row " << r.id;
+  }
+  EXPECT_EQ(n, 9);
+  EXPECT_LE(dense_sum / dense, MODERN_DENSE_MAPE_BOUND) << "dense MAPE " << 100 * dense_sum / dense << "% over " << dense;
+  EXPECT_LE(sum / n, MODERN_MAPE_BOUND) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
+}
+
+// Megatron-Bridge's other H100 runs of Qwen3-30B-A3B and Qwen3-235B-A22B (data/checks/megatron_bridge_h100_moe.csv,
+// outside the shared files): 16.1% with Transformer Engine's grouped operators launched from native loops (H200
+// run 12), token dropping where the run dropped and the flex dispatcher where the recipe used HybridEP; 21.7% when
+// every per-expert launch cost an eager PyTorch operator. The 26.02.01 Qwen3-30B-A3B run is within 6.4% (it was
+// -38%). A regression guard for the fine-grained MoE layer.
+TEST(Validation, MegatronBridgeH100MoeChecks) {
+  const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_h100_moe.csv";
+  const auto rows = validate_as_cli(csv);
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : rows) {
+    ASSERT_FALSE(r.skipped.has_value()) << "row " << r.id << ": " << *r.skipped;
+    sum += std::fabs(r.error());
+    ++n;
+    if (r.id == "c2") {
+      EXPECT_LT(std::fabs(r.error()), 0.08);
+    }
+    // The 25.09 runs say "(tokendrop)" in the model's name: token dropping at Megatron-Core's capacity factor 1.0.
+    const bool drops = std::find(r.assumptions.begin(), r.assumptions.end(),
+                                 "token dropping at capacity factor 1.0 (padded)") != r.assumptions.end();
+    EXPECT_EQ(drops, r.id == "c1" || r.id == "c4") << "row " << r.id;
+  }
+  EXPECT_EQ(n, 5);
+  EXPECT_LE(sum / n, 0.17) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
+}
+
+}  // namespace
+}  // namespace cs

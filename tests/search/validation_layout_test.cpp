@@ -1,0 +1,137 @@
+// What validate leaves to a publisher's tuning, chosen by the plan search (choose_fastest_plan): the layout of a
+// row that states none, and the micro-batch of an FSDP row that states neither it nor its recompute. Also the
+// MFU-only rows this makes comparable, and a global batch that does not divide over the data-parallel ranks.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "sim/scenario/validation.hpp"
+#include "sim/search/fastest_plan.hpp"
+
+namespace cs {
+namespace {
+
+std::string header() {
+  std::string h;
+  for (const auto& c : validation_columns()) h += (h.empty() ? "" : ",") + c;
+  return h + "\n";
+}
+
+std::string row(const std::map<std::string, std::string>& cells) {
+  std::string r;
+  bool first = true;
+  for (const auto& c : validation_columns()) {
+    if (!first) r += ",";
+    first = false;
+    const auto it = cells.find(c);
+    if (it != cells.end()) r += "\"" + it->second + "\"";
+  }
+  return r + "\n";
+}
+
+std::vector<ValidationRow> run(const std::string& csv) {
+  return validate(CsvTable::parse(header() + csv, "rows.csv"), 0.9,
+                  [](Scenario& sc, const PlanFilter& keep) { return choose_fastest_plan(sc, keep); });
+}
+
+bool has(const ValidationRow& r, const std::string& what) {
+  for (const auto& a : r.assumptions) {
+    if (a.find(what) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const std::map<std::string, std::string> kGpt13{
+    {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "16"}, {"model", "GPT 13B"},
+    {"num_layers", "40"}, {"hidden_size", "5120"}, {"num_heads", "40"}, {"vocab_size", "51200"},
+    {"seq_len", "2048"}, {"global_batch_seqs", "128"}, {"precision", "bf16"}, {"framework", "Megatron-Core"}};
+
+// No TP/PP: the plan search's fastest layout (Megatron-Core: optimizer sharding at most), compared on MFU. The
+// MFU is the model FLOP rate over the datasheet bf16 peak.
+TEST(ValidationLayout, ARowWithoutALayoutRunsTheFastestPlanAndComparesMfu) {
+  auto mfu = kGpt13;
+  mfu["meas_mfu_pct"] = "45";
+  const auto rows = run(row(mfu));
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
+  EXPECT_EQ(rows[0].quantity, "mfu_pct");
+  EXPECT_TRUE(has(rows[0], "layout not given: the fastest the plan search finds, tp"));
+  EXPECT_TRUE(has(rows[0], "MFU of the datasheet bf16 peak (989 TFLOP/s)"));
+  EXPECT_FALSE(has(rows[0], "micro-batch 1"));  // the search chose it
+  EXPECT_GT(rows[0].predicted, 10.0);
+  EXPECT_LT(rows[0].predicted, 80.0);
+  EXPECT_DOUBLE_EQ(rows[0].error(), (rows[0].predicted - 45) / 45);
+
+  // Without a chooser the same row is skipped, as before.
+  const auto bare = validate(CsvTable::parse(header() + row(mfu), "rows.csv"));
+  ASSERT_TRUE(bare[0].skipped.has_value());
+  EXPECT_NE(bare[0].skipped->find("parallel layout"), std::string::npos);
+}
+
+TEST(ValidationLayout, MfuIsTheModelFlopRateOverTheDatasheetPeak) {
+  auto mfu = kGpt13;
+  mfu["tp"] = "4";
+  mfu["pp"] = "1";
+  mfu["micro_batch"] = "1";
+  mfu["meas_mfu_pct"] = "45";
+  auto tflops = mfu;
+  tflops["row_id"] = "2";
+  tflops.erase("meas_mfu_pct");
+  tflops["meas_tflops_per_gpu"] = "400";
+  const auto rows = run(row(mfu) + row(tflops));
+  ASSERT_EQ(rows.size(), 2u);
+  ASSERT_FALSE(rows[0].skipped || rows[1].skipped);
+  EXPECT_EQ(rows[0].quantity, "mfu_pct");
+  EXPECT_EQ(rows[1].quantity, "tflops_per_gpu");
+  EXPECT_NEAR(rows[0].predicted, 100 * rows[1].predicted / 989.4, 1e-9);  // profiles/h100-sxm.yaml's bf16 peak
+  EXPECT_GT(rows[0].time_ratio(), 0.0);
+}
+
+// FSDP over 16 GPUs with TP 8 on a rate-per-GPU row: without a stated micro-batch the search picks the fastest
+// that fits with the stated layout (each micro-batch gathers every parameter again, so one sequence per
+// micro-batch pays the gathers 9 times per step), and a global batch that does not divide over DP 2 is rounded
+// to the nearest multiple (17 -> 18). A step-time row with that batch is not compared.
+TEST(ValidationLayout, FsdpRowGetsTheFastestMicroBatchThatFitsAndARoundedBatch) {
+  std::map<std::string, std::string> fsdp{
+      {"row_id", "1"}, {"source", "test"}, {"hardware", "A100-SXM4-80GB"}, {"gpu_count", "16"}, {"model", "GPT 13B"},
+      {"num_layers", "40"}, {"hidden_size", "5120"}, {"num_heads", "40"}, {"vocab_size", "51200"},
+      {"seq_len", "2048"}, {"tp", "8"}, {"zero_fsdp", "FSDP"}, {"global_batch_seqs", "17"}, {"precision", "bf16"},
+      {"framework", "metaseq"}, {"meas_tflops_per_gpu", "150"}};
+  auto stated = fsdp;
+  stated["row_id"] = "2";
+  stated["micro_batch"] = "1";
+  stated["act_recompute"] = "none";
+  auto step = fsdp;
+  step["row_id"] = "3";
+  step.erase("meas_tflops_per_gpu");
+  step["meas_step_time_s"] = "10";
+  const auto rows = run(row(fsdp) + row(stated) + row(step));
+  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
+  ASSERT_FALSE(rows[1].skipped.has_value()) << *rows[1].skipped;
+  EXPECT_TRUE(has(rows[0], "global batch 17 taken as 18 (a multiple of micro-batch x DP 2"));
+  EXPECT_TRUE(has(rows[0], "micro-batch and recompute not given: the fastest that fit under FSDP"));
+  EXPECT_TRUE(has(rows[0], "tp8 cp1 pp1 vpp1 dp2"));
+  EXPECT_FALSE(has(rows[0], "tp_comm"));
+  EXPECT_FALSE(has(rows[1], "the fastest that fit"));
+  EXPECT_GT(rows[0].predicted, rows[1].predicted);  // fewer, larger micro-batches: fewer parameter gathers
+  ASSERT_TRUE(rows[2].skipped.has_value());
+  EXPECT_NE(rows[2].skipped->find("not a multiple of micro-batch x DP (2)"), std::string::npos);
+}
+
+// A row naming its model without dimensions takes the preset of that name, which fills the rest.
+TEST(ValidationLayout, ARowNamingAPresetWithoutDimensionsIsPredicted) {
+  const std::map<std::string, std::string> gpt20{
+      {"row_id", "1"}, {"source", "test"}, {"hardware", "H100-SXM5-80GB"}, {"gpu_count", "16"}, {"model", "GPT3-20B"},
+      {"seq_len", "2048"}, {"tp", "2"}, {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"},
+      {"precision", "bf16"}, {"meas_tokens_per_s_per_gpu", "5000"}};
+  const auto rows = run(row(gpt20));
+  ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
+  EXPECT_TRUE(has(rows[0], "architecture of preset gpt3-20b"));
+  EXPECT_TRUE(has(rows[0], "vocab 50304"));
+  EXPECT_GT(rows[0].predicted, 0.0);
+}
+
+}  // namespace
+}  // namespace cs
