@@ -72,9 +72,9 @@ std::vector<Residual> parse_residuals(const CsvTable& t) {
     r.id = t.cell(row, "row_id");
     if (r.id.empty()) throw InputError({t.file(), row.line, column_of(t, "row_id")}, "row_id", "empty row id");
     const std::string& q = t.cell(row, "quantity");
-    if (q != "step_time_s" && q != "tokens_per_s_per_gpu" && q != "tflops_per_gpu") {
+    if (q != "step_time_s" && q != "tokens_per_s_per_gpu" && q != "tflops_per_gpu" && q != "mfu_pct") {
       throw InputError({t.file(), row.line, column_of(t, "quantity")}, "quantity",
-                       "expected step_time_s, tokens_per_s_per_gpu or tflops_per_gpu, got \"" + q + "\"");
+                       "expected step_time_s, tokens_per_s_per_gpu, tflops_per_gpu or mfu_pct, got \"" + q + "\"");
     }
     positive(t, row, "measured");
     positive(t, row, "predicted");

@@ -12,7 +12,7 @@
 namespace cs {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kCalibrationSchema = R"sql(
 CREATE TABLE runs(
   id INTEGER PRIMARY KEY, gpu TEXT NOT NULL, sm_count INTEGER NOT NULL, memory_bytes REAL NOT NULL,
   sm_clock_mhz INTEGER NOT NULL, mem_clock_mhz INTEGER NOT NULL, driver TEXT NOT NULL, cuda TEXT NOT NULL,
@@ -50,11 +50,6 @@ std::string utc_now() {
 using sql::Statement;
 using sql::Transaction;
 
-std::int64_t pragma_int(sqlite3* db, const char* sql) {
-  Statement st(db, sql);
-  return st.step() ? st.integer(0) : 0;
-}
-
 std::string join_extra(const std::map<std::string, std::string>& extra) {
   std::string s;
   for (const auto& [k, v] : extra) s += k + ": " + v + "\n";
@@ -91,9 +86,9 @@ CalibrationStore CalibrationStore::open(const std::string& path) {
   std::int64_t app = 0, version = 0, tables = 0;
   try {
     // Reading the header is the first thing that fails on a file that is not SQLite ("file is not a database").
-    app = pragma_int(db, "PRAGMA application_id");
-    version = pragma_int(db, "PRAGMA user_version");
-    tables = pragma_int(db, "SELECT count(*) FROM sqlite_master");
+    app = sql::pragma_int(db, "PRAGMA application_id");
+    version = sql::pragma_int(db, "PRAGMA user_version");
+    tables = sql::pragma_int(db, "SELECT count(*) FROM sqlite_master");
   } catch (const StoreError& e) {
     refuse(std::string("not a clustersim calibration database (") + e.what() + ")");
   }
@@ -115,7 +110,7 @@ CalibrationStore CalibrationStore::open(const std::string& path) {
     }
   } else {
     Transaction tx(db);
-    store.exec(kSchema);
+    store.exec(kCalibrationSchema);
     store.exec(("PRAGMA application_id = " + std::to_string(kApplicationId)).c_str());
     store.exec(("PRAGMA user_version = " + std::to_string(kSchemaVersion)).c_str());
     tx.commit();

@@ -11,7 +11,7 @@
 namespace cs {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kResultSchema = R"sql(
 CREATE TABLE points(
   hash TEXT PRIMARY KEY, sweep TEXT NOT NULL, point_index INTEGER NOT NULL, label TEXT NOT NULL,
   axes TEXT NOT NULL, scenario_yaml TEXT NOT NULL, clustersim_version TEXT NOT NULL, profile TEXT NOT NULL,
@@ -21,11 +21,6 @@ CREATE INDEX points_by_sweep ON points(sweep, point_index);
 )sql";
 
 constexpr int kCalibrationApplicationId = 0x43534331;  // CalibrationStore's "CSC1"
-
-std::int64_t pragma_int(sqlite3* db, const char* sql) {
-  sql::Statement st(db, sql);
-  return st.step() ? st.integer(0) : 0;
-}
 
 }  // namespace
 
@@ -53,9 +48,9 @@ ResultStore ResultStore::open(const std::string& path, Mode mode) {
   std::int64_t app = 0, version = 0, tables = 0;
   try {
     // Reading the header is the first thing that fails on a file that is not SQLite ("file is not a database").
-    app = pragma_int(db, "PRAGMA application_id");
-    version = pragma_int(db, "PRAGMA user_version");
-    tables = pragma_int(db, "SELECT count(*) FROM sqlite_master");
+    app = sql::pragma_int(db, "PRAGMA application_id");
+    version = sql::pragma_int(db, "PRAGMA user_version");
+    tables = sql::pragma_int(db, "SELECT count(*) FROM sqlite_master");
   } catch (const sql::SqlError& e) {
     refuse(std::string("not a clustersim results database (") + e.what() + ")");
   }
@@ -77,7 +72,7 @@ ResultStore ResultStore::open(const std::string& path, Mode mode) {
     if (mode == Mode::read_only) refuse("an empty file, not a clustersim results database");
     sql::exec(db, "PRAGMA journal_mode = WAL");
     sql::Transaction tx(db);
-    sql::exec(db, kSchema);
+    sql::exec(db, kResultSchema);
     sql::exec(db, "PRAGMA application_id = " + std::to_string(kApplicationId));
     sql::exec(db, "PRAGMA user_version = " + std::to_string(kSchemaVersion));
     tx.commit();

@@ -75,6 +75,12 @@ inline void exec(sqlite3* db, const std::string& sql) {
   }
 }
 
+/// The integer a one-value query (a PRAGMA, a count) returns; 0 when it returns no row.
+inline std::int64_t pragma_int(sqlite3* db, const char* sql) {
+  Statement st(db, sql);
+  return st.step() ? st.integer(0) : 0;
+}
+
 /// BEGIN IMMEDIATE ... COMMIT; rolled back unless commit() is reached.
 class Transaction {
  public:

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rank_list.hpp"
+
 #include <set>
 #include <utility>
 #include <vector>
@@ -12,11 +14,7 @@
 namespace cs {
 namespace {
 
-std::vector<int> iota(int n, int first = 0) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i) v.push_back(first + i);
-  return v;
-}
+using testing::iota;
 
 struct Planned {
   FlowPlan plan;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "rank_list.hpp"
+
 #include <cstdio>
 #include <fstream>
 #include <thread>
@@ -13,11 +15,7 @@
 namespace cs {
 namespace {
 
-std::vector<int> iota(int n, int first = 0, int stride = 1) {
-  std::vector<int> v;
-  for (int i = 0; i < n; ++i) v.push_back(first + i * stride);
-  return v;
-}
+using testing::iota;
 
 /// Runs one request on a fresh engine and returns its simulated time.
 Time run(CollectiveModel& model, EventEngine& engine, CollectiveRequest req) {

@@ -17,7 +17,7 @@ FacilityConfig parse(const std::string& yaml) {
   return c;
 }
 
-std::string error_of(const std::string& yaml) {
+std::string config_error_of(const std::string& yaml) {
   try {
     (void)parse(yaml);
   } catch (const InputError& e) {
@@ -75,35 +75,35 @@ TEST(FacilityConfig, LiquidCoolingChangesTheDefaultsAndKeysOverrideThem) {
 }
 
 TEST(FacilityConfig, BadInputsGiveLocatedErrors) {
-  EXPECT_EQ(error_of("facility:\n  colour: blue\n"),
+  EXPECT_EQ(config_error_of("facility:\n  colour: blue\n"),
             "scenario.yaml:2:3: facility.colour: unknown key (expected one of: cooling, finance, power, "
             "price_overrides, prices, reliability, site, storage_capacity)");
-  EXPECT_EQ(error_of("facility:\n  cooling: {type: oil}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  cooling: {type: oil}\n"),
             "scenario.yaml:2:19: facility.cooling.type: must be air or liquid, got \"oil\"");
-  EXPECT_EQ(error_of("facility:\n  cooling: {rack_power_budget: 40}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  cooling: {rack_power_budget: 40}\n"),
             "scenario.yaml:2:32: facility.cooling.rack_power_budget: \"40\" has no unit; write a power such as "
             "\"700W\" or \"10.2kW\"");
-  EXPECT_EQ(error_of("facility:\n  cooling: {pue: 0.9}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  cooling: {pue: 0.9}\n"),
             "scenario.yaml:2:18: facility.cooling.pue: must lie in [1, 3]");
-  EXPECT_EQ(error_of("facility:\n  power: {gpu_power_cap: -5W}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  power: {gpu_power_cap: -5W}\n"),
             "scenario.yaml:2:26: facility.power.gpu_power_cap: must be positive");
-  EXPECT_EQ(error_of("facility:\n  reliability: {gpu_mtbf: 5000}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  reliability: {gpu_mtbf: 5000}\n"),
             "scenario.yaml:2:27: facility.reliability.gpu_mtbf: \"5000\" has no unit; write a time such as "
             "\"0.5us\", \"2ms\", \"30d\"");
-  EXPECT_EQ(error_of("facility:\n  finance: {utilisation: 1.5}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  finance: {utilisation: 1.5}\n"),
             "scenario.yaml:2:26: facility.finance.utilisation: must be at most 1");
-  EXPECT_EQ(error_of("facility:\n  finance: {depreciation_years: 40}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  finance: {depreciation_years: 40}\n"),
             "scenario.yaml:2:33: facility.finance.depreciation_years: must lie in [1, 30]");
-  EXPECT_EQ(error_of("facility:\n  site: cave\n"),
+  EXPECT_EQ(config_error_of("facility:\n  site: cave\n"),
             "scenario.yaml:2:9: facility.site: must be colocation or build, got \"cave\"");
-  EXPECT_EQ(error_of("facility:\n  price_overrides:\n    - {id: qm9700, price: 40000}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  price_overrides:\n    - {id: qm9700, price: 40000}\n"),
             "scenario.yaml:3:27: facility.price_overrides[0].price: \"40000\" has no unit; use USD, USD/h, USD/yr, "
             "USD/kWh, USD/kW/month, USD/TB or USD/W");
-  EXPECT_EQ(error_of("facility:\n  prices: {electricity: x, gas: y}\n"),
+  EXPECT_EQ(config_error_of("facility:\n  prices: {electricity: x, gas: y}\n"),
             "scenario.yaml:2:28: facility.prices.gas: unknown key (expected one of: cloud_on_demand, "
             "cloud_reserved, colocation, copper_cable, electricity, facility_build, node_support, node_transceiver, "
             "optical_cable, rack, staff, storage, switch_transceiver)");
-  EXPECT_EQ(error_of("facility: 5\n"), "scenario.yaml:1:11: facility: expected a mapping, got \"5\"");
+  EXPECT_EQ(config_error_of("facility: 5\n"), "scenario.yaml:1:11: facility: expected a mapping, got \"5\"");
 }
 
 }  // namespace
@@ -114,7 +114,7 @@ namespace {
 
 /// The keys a section accepts, as the parser itself lists them when it meets an unknown one.
 std::vector<std::string> accepted_keys(const std::string& yaml) {
-  const std::string message = error_of(yaml);
+  const std::string message = config_error_of(yaml);
   const std::string marker = "expected one of: ";
   const std::size_t start = message.find(marker);
   if (start == std::string::npos) return {};

@@ -9,7 +9,7 @@
 namespace cs {
 namespace {
 
-std::string error_of(const std::string& yaml) {
+std::string price_book_error_of(const std::string& yaml) {
   try {
     (void)PriceBook::parse(InputNode::parse(yaml, "book.yaml"));
   } catch (const InputError& e) {
@@ -62,24 +62,24 @@ TEST(PriceBook, ShippedBookLoadsAndEveryEntryIsSourced) {
 
 TEST(PriceBook, ErrorsAreLocated) {
   const std::string head = "format_version: 1\nitems:\n";
-  EXPECT_EQ(error_of("format_version: 2\nitems: []\n"),
+  EXPECT_EQ(price_book_error_of("format_version: 2\nitems: []\n"),
             "book.yaml:1:17: format_version: unsupported price book format_version; this build reads version 1");
-  EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5EUR, source: s, date: 2024, quality: P}\n"),
+  EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5EUR, source: s, date: 2024, quality: P}\n"),
             "book.yaml:3:29: items[0].price: unknown price unit \"EUR\"; use USD, USD/h, USD/yr, USD/kWh, "
             "USD/kW/month, USD/TB or USD/W");
-  EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, date: 2024, quality: P}\n"),
+  EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, date: 2024, quality: P}\n"),
             "book.yaml:3:5: items[0]: missing key \"source\"");
-  EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: May 2024, quality: P}\n"),
+  EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: May 2024, quality: P}\n"),
             "book.yaml:3:52: items[0].date: date must read YYYY, YYYY-MM or YYYY-MM-DD");
-  EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: X}\n"),
+  EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: X}\n"),
             "book.yaml:3:67: items[0].quality: quality must be tags P, S, E or D joined by '/' (\"S/E\")");
-  EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P, colour: red}\n"),
+  EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P, colour: red}\n"),
             "book.yaml:3:70: items[0].colour: unknown key (expected one of: date, id, model, name, "
             "power_max, power_typical, price, quality, rack_units, source)");
-  EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P}\n"
+  EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P}\n"
                             "  - {id: a, name: y, price: 6USD, source: s, date: 2024, quality: P}\n"),
             "book.yaml:4:10: items[1].id: duplicate id \"a\"");
-  EXPECT_EQ(error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P, power_max: 5}\n"),
+  EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P, power_max: 5}\n"),
             "book.yaml:3:81: items[0].power_max: \"5\" has no unit; write a power such as \"700W\" or \"10.2kW\"");
 }
 

@@ -10,6 +10,7 @@
 #include "sim/facility/facility_config.hpp"
 #include "sim/facility/price_book.hpp"
 #include "sim/facility/run_profile.hpp"
+#include "sim/facility/tco_model.hpp"
 #include "sim/input/input_node.hpp"
 
 namespace cs::test {
@@ -94,6 +95,11 @@ inline std::vector<PriceOverride> one_override(std::string id, std::string price
   std::vector<PriceOverride> out;
   out.push_back(std::move(o));
   return out;
+}
+
+/// The TCO of the small cluster under `c`.
+inline TcoReport small_tco(const FacilityConfig& c = small_config()) {
+  return compute_tco(c, small_inventory(), small_run(), small_price_book());
 }
 
 }  // namespace cs::test

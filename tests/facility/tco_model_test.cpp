@@ -9,9 +9,7 @@
 namespace cs {
 namespace {
 
-TcoReport small_tco(const FacilityConfig& c = test::small_config()) {
-  return compute_tco(c, test::small_inventory(), test::small_run(), test::small_price_book());
-}
+using test::small_tco;
 
 TEST(Tco, CapitalRecoveryFactor) {
   EXPECT_DOUBLE_EQ(capital_recovery_factor(0.0, years(5.0)), 0.2);  // straight line, 1/5

@@ -9,9 +9,7 @@
 namespace cs {
 namespace {
 
-TcoReport small_tco() {
-  return compute_tco(test::small_config(), test::small_inventory(), test::small_run(), test::small_price_book());
-}
+using test::small_tco;
 
 TEST(TcoReport, JsonSectionsCarryUnitsInTheirKeys) {
   const TcoReport t = small_tco();

@@ -18,7 +18,7 @@
 namespace cs {
 namespace {
 
-ModelSpec deepseek() { return testing::zoo_preset("deepseek-v3-like"); }
+using testing::deepseek;
 
 using testing::find_op;
 

@@ -20,7 +20,7 @@
 namespace cs {
 namespace {
 
-ModelSpec deepseek() { return testing::zoo_preset("deepseek-v3-like"); }
+using testing::deepseek;
 
 TEST(Mtp, TheDeepSeekV3PresetTrainsWithOneModule) { EXPECT_EQ(deepseek().mtp_layers, 1); }
 

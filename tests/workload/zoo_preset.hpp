@@ -16,4 +16,7 @@ inline ModelSpec zoo_preset(const std::string& name) {
   return it->second;
 }
 
+/// The DeepSeek-V3-like MoE preset (multi-head latent attention, multi-token prediction).
+inline ModelSpec deepseek() { return zoo_preset("deepseek-v3-like"); }
+
 }  // namespace cs::testing
