@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <string>
 
 #include "gui/human_units.hpp"
 
@@ -39,18 +41,21 @@ QStringList labels(const std::vector<ChartRun>& runs) {
   return out;
 }
 
-/// A stacked bar per run, one bar set per segment; returns the value axis (the caller titles it).
-QValueAxis* stacked(QChart* chart, const std::vector<ChartRun>& runs, const std::vector<Segment>& segments,
-                    bool horizontal) {
+/// One bar set per named segment, its value for each bar.
+using BarSets = std::vector<std::pair<QString, std::vector<double>>>;
+
+/// A stacked bar per label, one bar set per segment (segments that are zero on every bar are left out); returns the
+/// value axis (the caller titles it).
+QValueAxis* stacked(QChart* chart, const QStringList& bars, const BarSets& sets, bool horizontal) {
   QAbstractBarSeries* series = horizontal ? static_cast<QAbstractBarSeries*>(new QHorizontalStackedBarSeries)
                                           : static_cast<QAbstractBarSeries*>(new QStackedBarSeries);
   double top = 0;
-  std::vector<double> totals(runs.size(), 0.0);
-  for (const Segment& s : segments) {
-    auto* set = new QBarSet(s.name);
+  std::vector<double> totals(static_cast<std::size_t>(bars.size()), 0.0);
+  for (const auto& [name, values] : sets) {
+    auto* set = new QBarSet(name);
     bool any = false;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const double v = std::max(0.0, s.value(*runs[i].run));
+    for (std::size_t i = 0; i < totals.size(); ++i) {
+      const double v = std::max(0.0, values[i]);
       *set << v;
       totals[i] += v;
       any = any || v > 0;
@@ -61,7 +66,7 @@ QValueAxis* stacked(QChart* chart, const std::vector<ChartRun>& runs, const std:
   for (double t : totals) top = std::max(top, t);
   chart->addSeries(series);
   auto* cats = new QBarCategoryAxis;
-  cats->append(labels(runs));
+  cats->append(bars);
   auto* values = new QValueAxis;
   values->setRange(0, top > 0 ? top * 1.08 : 1);
   values->applyNiceNumbers();
@@ -73,6 +78,18 @@ QValueAxis* stacked(QChart* chart, const std::vector<ChartRun>& runs, const std:
   return values;
 }
 
+/// A stacked bar per run.
+QValueAxis* stacked(QChart* chart, const std::vector<ChartRun>& runs, const std::vector<Segment>& segments,
+                    bool horizontal) {
+  BarSets sets;
+  for (const Segment& s : segments) {
+    std::vector<double> values;
+    for (const ChartRun& r : runs) values.push_back(s.value(*r.run));
+    sets.emplace_back(s.name, std::move(values));
+  }
+  return stacked(chart, labels(runs), sets, horizontal);
+}
+
 double j(const RunRecord& r, const char* pointer) {
   const double v = r.number(pointer);
   return std::isfinite(v) ? v : 0.0;
@@ -81,21 +98,48 @@ double j(const RunRecord& r, const char* pointer) {
 }  // namespace
 
 QChart* breakdown_chart(const std::vector<ChartRun>& runs) {
-  auto* chart = new_chart("Step time breakdown (critical stage)");
-  const auto s = [](const char* p) { return [p](const RunRecord& r) { return j(r, p); }; };
-  const std::vector<Segment> segments{
-      {"compute", [](const RunRecord& r) { return j(r, "/breakdown/compute_s") - j(r, "/breakdown/memory_bound_kernels_s"); }},
-      {"memory-bound kernels", s("/breakdown/memory_bound_kernels_s")},
-      {"TP comm", s("/breakdown/tp_comm_exposed_s")},
-      {"CP comm", s("/breakdown/cp_comm_exposed_s")},
-      {"EP comm", s("/breakdown/ep_comm_exposed_s")},
-      {"host wait", s("/breakdown/host_wait_s")},
-      {"PP bubble and waits", s("/breakdown/pipeline_bubble_and_wait_s")},
-      {"DP comm", s("/breakdown/dp_comm_exposed_s")},
-      {"optimizer", s("/breakdown/optimizer_s")},
-      {"param gather", s("/breakdown/param_gather_exposed_s")},
+  // A run's critical stage (the last to finish) and, where another stage is the bottleneck (the least idle) and the
+  // two differ in idle time by more than a tenth of the step, that one too, as a second bar: a pipeline whose
+  // stages are nearly alike keeps one bar.
+  auto* chart = new_chart("Step time breakdown: last stage to finish, and the busiest where it differs");
+  struct Bar {
+    QString label;
+    const RunRecord* run;
+    std::string stage;  ///< "/breakdown" or "/breakdown/busiest"
   };
-  stacked(chart, runs, segments, true)->setTitleText("seconds per step");
+  std::vector<Bar> bars;
+  for (const ChartRun& r : runs) {
+    const double critical = j(*r.run, "/breakdown/critical_stage"), busiest = j(*r.run, "/breakdown/busiest_stage");
+    const double idle_gap = j(*r.run, "/breakdown/pipeline_bubble_and_wait_s") - j(*r.run, "/breakdown/busiest/pipeline_bubble_and_wait_s");
+    const bool differs = busiest != critical && std::isfinite(r.run->number("/breakdown/busiest/compute_s")) &&
+                         idle_gap > 0.1 * j(*r.run, "/step_time_s");
+    // The run's label only where several runs share the chart (the axis has room for about 24 characters).
+    const QString run = runs.size() > 1 ? r.label + " · " : QString();
+    bars.push_back({differs ? QString("%1stage %2 (last)").arg(run).arg(critical) : r.label, r.run, "/breakdown"});
+    if (differs) bars.push_back({QString("%1stage %2 (busiest)").arg(run).arg(busiest), r.run, "/breakdown/busiest"});
+  }
+  const auto at = [](const Bar& b, const char* key) { return j(*b.run, (b.stage + "/" + key).c_str()); };
+  const std::vector<std::pair<QString, std::function<double(const Bar&)>>> segments{
+      {"compute", [&](const Bar& b) { return at(b, "compute_s") - at(b, "memory_bound_kernels_s"); }},
+      {"memory-bound kernels", [&](const Bar& b) { return at(b, "memory_bound_kernels_s"); }},
+      {"TP comm", [&](const Bar& b) { return at(b, "tp_comm_exposed_s"); }},
+      {"CP comm", [&](const Bar& b) { return at(b, "cp_comm_exposed_s"); }},
+      {"EP comm", [&](const Bar& b) { return at(b, "ep_comm_exposed_s"); }},
+      {"host wait", [&](const Bar& b) { return at(b, "host_wait_s"); }},
+      {"PP bubble and waits", [&](const Bar& b) { return at(b, "pipeline_bubble_and_wait_s"); }},
+      {"DP comm", [&](const Bar& b) { return at(b, "dp_comm_exposed_s"); }},
+      {"optimizer", [&](const Bar& b) { return at(b, "optimizer_s"); }},
+      {"param gather", [&](const Bar& b) { return at(b, "param_gather_exposed_s"); }},
+  };
+  QStringList names;
+  for (const Bar& b : bars) names << b.label;
+  BarSets sets;
+  for (const auto& [name, value] : segments) {
+    std::vector<double> values;
+    for (const Bar& b : bars) values.push_back(value(b));
+    sets.emplace_back(name, std::move(values));
+  }
+  stacked(chart, names, sets, true)->setTitleText("seconds per step");
   return chart;
 }
 

@@ -18,7 +18,8 @@ struct ChartRun {
 };
 
 /// Where the critical stage's step goes: compute, memory-bound kernels, exposed TP/CP/EP/DP communication,
-/// pipeline bubble and waits, optimizer, exposed parameter gathers (seconds).
+/// pipeline bubble and waits, optimizer, exposed parameter gathers (seconds); where a run's busiest stage is
+/// another one, idle for a tenth of the step less, a second bar for it ("stage 15 (busiest)", with the run's label where there are several).
 [[nodiscard]] QChart* breakdown_chart(const std::vector<ChartRun>& runs);
 /// Memory of the most loaded GPU by kind (GB), the GPU's capacity and 90% of it.
 [[nodiscard]] QChart* memory_chart(const std::vector<ChartRun>& runs);

@@ -4,6 +4,8 @@
 // question is answered by the test.
 #include <QAction>
 #include <QBarCategoryAxis>
+#include <QAbstractBarSeries>
+#include <QBarSet>
 #include <QChart>
 #include <QCheckBox>
 #include <QLabel>
@@ -421,6 +423,32 @@ class MainWindowTest : public QObject {
     doc.set_value("network.overrides", "[a, b");  // half-typed flow: kept as written, not thrown
     QCOMPARE(doc.value("network.overrides").value_or(""), std::string("[a, b"));
     QCOMPARE(doc.text(), std::string("format_version: 1\nname: x\ncluster:\n  gpus: 8\nnetwork:\n  overrides: \"[a, b\"\n"));
+  }
+
+  // A pipeline whose last stage finishes last while another is the bottleneck: the breakdown chart shows both
+  // stages, each with its own numbers from the run's JSON.
+  void breakdown_shows_the_busiest_stage_where_it_differs() {
+    MainWindow w;
+    QVERIFY(w.open_file(QStringLiteral(CS_SOURCE_DIR "/scenarios/deepseek-v3-1024xh100.yaml")));
+    run_and_wait(w);
+    const RunRecordPtr run = w.current_run();
+    QVERIFY(run);
+    const int critical = run->result.step.critical_stage, busiest = run->result.step.busiest_stage;
+    QVERIFY(critical != busiest);
+    auto* chart = w.charts()->chart("breakdown");
+    auto* categories = qobject_cast<QBarCategoryAxis*>(chart->axes(Qt::Vertical).front());
+    QVERIFY(categories != nullptr);
+    QCOMPARE(categories->categories(), QStringList({QString("stage %1 (last)").arg(critical),
+                                                    QString("stage %1 (busiest)").arg(busiest)}));
+    auto* series = qobject_cast<QAbstractBarSeries*>(chart->series().front());
+    QVERIFY(series != nullptr);
+    for (QBarSet* set : series->barSets()) {
+      if (set->label() == "EP comm") {
+        QCOMPARE(set->at(0), run->result.step.breakdown.ep_comm.seconds());
+        QCOMPARE(set->at(1), run->result.step.busiest.ep_comm.seconds());
+        QVERIFY(set->at(1) > 0);
+      }
+    }
   }
 
   void cancel_stops_the_run() {

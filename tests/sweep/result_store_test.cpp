@@ -1,5 +1,7 @@
 // The results database: rows keyed by content hash, refusal of foreign, newer or damaged files (untouched).
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -16,12 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("cs_result_store_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path store_dir(const std::string& name) { return testing::temp_dir("result_store_" + name); }
 
 std::string bytes_of(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -55,7 +52,7 @@ void sqlite_exec(const fs::path& p, const char* sql) {
 }
 
 TEST(ResultStore, StoresEachPointOnceAndReadsItBack) {
-  const fs::path d = temp_dir("once");
+  const fs::path d = store_dir("once");
   ResultStore s = ResultStore::open((d / "r.sqlite").string());
   EXPECT_EQ(s.add({row("a", 0), row("b", 1, "failed")}), 2);
   EXPECT_EQ(s.add({row("a", 0), row("c", 2)}), 1);  // "a" is already there
@@ -70,7 +67,7 @@ TEST(ResultStore, StoresEachPointOnceAndReadsItBack) {
 }
 
 TEST(ResultStore, RefusesForeignNewerAndNonDatabaseFilesWithoutTouchingThem) {
-  const fs::path d = temp_dir("refuse");
+  const fs::path d = store_dir("refuse");
   const fs::path text = d / "notes.txt";
   std::ofstream(text) << "not a database at all, just some text that is long enough to look like a header\n";
   const fs::path foreign = d / "foreign.sqlite";
@@ -105,7 +102,7 @@ TEST(ResultStore, RefusesForeignNewerAndNonDatabaseFilesWithoutTouchingThem) {
 }
 
 TEST(ResultStore, MergeIsIdempotent) {
-  const fs::path d = temp_dir("merge");
+  const fs::path d = store_dir("merge");
   {
     ResultStore a = ResultStore::open((d / "a.sqlite").string());
     a.add({row("a", 0), row("b", 1)});

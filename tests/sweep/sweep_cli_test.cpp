@@ -1,6 +1,8 @@
 // The sweep command end to end, through the real clustersim binary: kill -9 at several moments and resume,
 // shards + merge, the Slurm array script, mpirun -np 2, and bad input refused with exit status 2.
 #include <gtest/gtest.h>
+
+#include "temp_dir.hpp"
 #include <signal.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -23,12 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 const std::string kBin = std::string(CS_BINARY_DIR) + "/sim/cli/clustersim";
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("cs_sweep_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path sweep_dir(const std::string& name) { return testing::temp_dir("sweep_cli_" + name); }
 
 /// A sweep over the 8x H100 GPT-3 1.3B scenario: micro-batch x global batch. The measured H200 profile is slow
 /// enough per point (about 0.1 s) that a kill lands mid-sweep; the datasheet H100 one is fast.
@@ -84,7 +81,7 @@ void expect_same_rows(const std::vector<ResultRow>& a, const std::vector<ResultR
 }
 
 TEST(SweepCli, KillNineAtAnyMomentThenRerunStoresEveryPointExactlyOnce) {
-  const fs::path d = temp_dir("kill");
+  const fs::path d = sweep_dir("kill");
   // 4 x 12 = 48 points at ~0.1 s each: rows are committed about once a second, so each kill below lands
   // with points still to go.
   const fs::path sweep = write_sweep(d, 12);
@@ -135,7 +132,7 @@ TEST(SweepCli, KillNineAtAnyMomentThenRerunStoresEveryPointExactlyOnce) {
 }
 
 TEST(SweepCli, ShardsMergedEqualOneRunAndTheSbatchScriptRunsTheShards) {
-  const fs::path d = temp_dir("shard");
+  const fs::path d = sweep_dir("shard");
   const fs::path sweep = write_sweep(d, 2, "h100-sxm");  // 8 points
   const fs::path full = d / "full.sqlite";
   ASSERT_EQ(run({kBin, "sweep", sweep.string(), "--db", full.string(), "-j", "1"}), 0);
@@ -173,7 +170,7 @@ TEST(SweepCli, ShardsMergedEqualOneRunAndTheSbatchScriptRunsTheShards) {
 TEST(SweepCli, MpirunTwoRanksGivesTheSameRowsAsOneThread) {
   if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun not installed";
   if (!MpiSession::available()) GTEST_SKIP() << "built without MPI";
-  const fs::path d = temp_dir("mpi");
+  const fs::path d = sweep_dir("mpi");
   const fs::path sweep = write_sweep(d, 2, "h100-sxm");
   const fs::path one = d / "one.sqlite", mpi = d / "mpi.sqlite";
   ASSERT_EQ(run({kBin, "sweep", sweep.string(), "--db", one.string(), "-j", "1"}), 0);
@@ -248,7 +245,7 @@ class LocalSlurm {
 };
 
 TEST(SweepCli, TheSbatchScriptRunsAsARealSlurmJobArray) {
-  const fs::path d = temp_dir("slurm");
+  const fs::path d = sweep_dir("slurm");
   const LocalSlurm slurm(d / "slurm");
   if (!slurm.error().empty()) GTEST_SKIP() << "no local Slurm cluster: " << slurm.error();
   const fs::path sweep = write_sweep(d, 2, "h100-sxm");  // 8 points
@@ -264,7 +261,7 @@ TEST(SweepCli, TheSbatchScriptRunsAsARealSlurmJobArray) {
 }
 
 TEST(SweepCli, BadInputExitsTwoAndWritesNothing) {
-  const fs::path d = temp_dir("bad");
+  const fs::path d = sweep_dir("bad");
   const fs::path sweep = d / "bad.yaml";
   std::ofstream(sweep) << "format_version: 1\nname: bad\nbase: " << CS_SOURCE_DIR
                        << "/scenarios/gpt3-1.3b-8xh100-dp.yaml\naxes:\n  cluster.gpus: [8, 16]\n  training.precision: [bf16, 7W]\n";
