@@ -8,27 +8,13 @@
 #include <filesystem>
 #include <map>
 
+#include "validation_csv.hpp"
+
 namespace cs {
 namespace {
 
-std::string header() {
-  std::string h;
-  for (const auto& c : validation_columns()) h += (h.empty() ? "" : ",") + c;
-  return h + "\n";
-}
-
-/// One CSV row with the given cells set (by column name) and the rest empty.
-std::string row(const std::map<std::string, std::string>& cells) {
-  std::string r;
-  bool first = true;
-  for (const auto& c : validation_columns()) {
-    if (!first) r += ",";
-    first = false;
-    const auto it = cells.find(c);
-    if (it != cells.end()) r += "\"" + it->second + "\"";
-  }
-  return r + "\n";
-}
+std::string header() { return testing::csv_header(); }
+std::string row(const testing::Cells& cells) { return testing::csv_row(cells); }
 
 TEST(Validation, PredictsAStepTimeRowAndExplainsSkippedOnes) {
   const std::map<std::string, std::string> good{

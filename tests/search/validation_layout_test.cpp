@@ -8,30 +8,17 @@
 
 #include "sim/scenario/validation.hpp"
 #include "sim/search/fastest_plan.hpp"
+#include "../scenario/validation_csv.hpp"
 
 namespace cs {
 namespace {
 
-std::string header() {
-  std::string h;
-  for (const auto& c : validation_columns()) h += (h.empty() ? "" : ",") + c;
-  return h + "\n";
-}
-
-std::string row(const std::map<std::string, std::string>& cells) {
-  std::string r;
-  bool first = true;
-  for (const auto& c : validation_columns()) {
-    if (!first) r += ",";
-    first = false;
-    const auto it = cells.find(c);
-    if (it != cells.end()) r += "\"" + it->second + "\"";
-  }
-  return r + "\n";
-}
+using testing::Cells;
+using testing::csv_row;
+using testing::edited;
 
 std::vector<ValidationRow> run(const std::string& csv) {
-  return validate(CsvTable::parse(header() + csv, "rows.csv"), 0.9,
+  return validate(CsvTable::parse(testing::csv_header() + csv, "rows.csv"), 0.9,
                   [](Scenario& sc, const PlanFilter& keep) { return choose_fastest_plan(sc, keep); });
 }
 
@@ -42,7 +29,7 @@ bool has(const ValidationRow& r, const std::string& what) {
   return false;
 }
 
-const std::map<std::string, std::string> kGpt13{
+const Cells kGpt13{
     {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "16"}, {"model", "GPT 13B"},
     {"num_layers", "40"}, {"hidden_size", "5120"}, {"num_heads", "40"}, {"vocab_size", "51200"},
     {"seq_len", "2048"}, {"global_batch_seqs", "128"}, {"precision", "bf16"}, {"framework", "Megatron-Core"}};
@@ -50,9 +37,8 @@ const std::map<std::string, std::string> kGpt13{
 // No TP/PP: the plan search's fastest layout (Megatron-Core: optimizer sharding at most), compared on MFU. The
 // MFU is the model FLOP rate over the datasheet bf16 peak.
 TEST(ValidationLayout, ARowWithoutALayoutRunsTheFastestPlanAndComparesMfu) {
-  auto mfu = kGpt13;
-  mfu["meas_mfu_pct"] = "45";
-  const auto rows = run(row(mfu));
+  const Cells mfu = edited(kGpt13, {{"meas_mfu_pct", "45"}});
+  const auto rows = run(csv_row(mfu));
   ASSERT_EQ(rows.size(), 1u);
   ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
   EXPECT_EQ(rows[0].quantity, "mfu_pct");
@@ -64,22 +50,15 @@ TEST(ValidationLayout, ARowWithoutALayoutRunsTheFastestPlanAndComparesMfu) {
   EXPECT_DOUBLE_EQ(rows[0].error(), (rows[0].predicted - 45) / 45);
 
   // Without a chooser the same row is skipped, as before.
-  const auto bare = validate(CsvTable::parse(header() + row(mfu), "rows.csv"));
+  const auto bare = validate(CsvTable::parse(testing::csv_header() + csv_row(mfu), "rows.csv"));
   ASSERT_TRUE(bare[0].skipped.has_value());
   EXPECT_NE(bare[0].skipped->find("parallel layout"), std::string::npos);
 }
 
 TEST(ValidationLayout, MfuIsTheModelFlopRateOverTheDatasheetPeak) {
-  auto mfu = kGpt13;
-  mfu["tp"] = "4";
-  mfu["pp"] = "1";
-  mfu["micro_batch"] = "1";
-  mfu["meas_mfu_pct"] = "45";
-  auto tflops = mfu;
-  tflops["row_id"] = "2";
-  tflops.erase("meas_mfu_pct");
-  tflops["meas_tflops_per_gpu"] = "400";
-  const auto rows = run(row(mfu) + row(tflops));
+  const Cells mfu = edited(kGpt13, {{"tp", "4"}, {"pp", "1"}, {"micro_batch", "1"}, {"meas_mfu_pct", "45"}});
+  const Cells tflops = edited(mfu, {{"row_id", "2"}, {"meas_tflops_per_gpu", "400"}}, {"meas_mfu_pct"});
+  const auto rows = run(csv_row(mfu) + csv_row(tflops));
   ASSERT_EQ(rows.size(), 2u);
   ASSERT_FALSE(rows[0].skipped || rows[1].skipped);
   EXPECT_EQ(rows[0].quantity, "mfu_pct");
@@ -93,20 +72,14 @@ TEST(ValidationLayout, MfuIsTheModelFlopRateOverTheDatasheetPeak) {
 // micro-batch pays the gathers 9 times per step), and a global batch that does not divide over DP 2 is rounded
 // to the nearest multiple (17 -> 18). A step-time row with that batch is not compared.
 TEST(ValidationLayout, FsdpRowGetsTheFastestMicroBatchThatFitsAndARoundedBatch) {
-  std::map<std::string, std::string> fsdp{
+  const Cells fsdp{
       {"row_id", "1"}, {"source", "test"}, {"hardware", "A100-SXM4-80GB"}, {"gpu_count", "16"}, {"model", "GPT 13B"},
       {"num_layers", "40"}, {"hidden_size", "5120"}, {"num_heads", "40"}, {"vocab_size", "51200"},
       {"seq_len", "2048"}, {"tp", "8"}, {"zero_fsdp", "FSDP"}, {"global_batch_seqs", "17"}, {"precision", "bf16"},
       {"framework", "metaseq"}, {"meas_tflops_per_gpu", "150"}};
-  auto stated = fsdp;
-  stated["row_id"] = "2";
-  stated["micro_batch"] = "1";
-  stated["act_recompute"] = "none";
-  auto step = fsdp;
-  step["row_id"] = "3";
-  step.erase("meas_tflops_per_gpu");
-  step["meas_step_time_s"] = "10";
-  const auto rows = run(row(fsdp) + row(stated) + row(step));
+  const Cells stated = edited(fsdp, {{"row_id", "2"}, {"micro_batch", "1"}, {"act_recompute", "none"}});
+  const Cells step = edited(fsdp, {{"row_id", "3"}, {"meas_step_time_s", "10"}}, {"meas_tflops_per_gpu"});
+  const auto rows = run(csv_row(fsdp) + csv_row(stated) + csv_row(step));
   ASSERT_EQ(rows.size(), 3u);
   ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
   ASSERT_FALSE(rows[1].skipped.has_value()) << *rows[1].skipped;
@@ -122,11 +95,11 @@ TEST(ValidationLayout, FsdpRowGetsTheFastestMicroBatchThatFitsAndARoundedBatch) 
 
 // A row naming its model without dimensions takes the preset of that name, which fills the rest.
 TEST(ValidationLayout, ARowNamingAPresetWithoutDimensionsIsPredicted) {
-  const std::map<std::string, std::string> gpt20{
+  const Cells gpt20{
       {"row_id", "1"}, {"source", "test"}, {"hardware", "H100-SXM5-80GB"}, {"gpu_count", "16"}, {"model", "GPT3-20B"},
       {"seq_len", "2048"}, {"tp", "2"}, {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"},
       {"precision", "bf16"}, {"meas_tokens_per_s_per_gpu", "5000"}};
-  const auto rows = run(row(gpt20));
+  const auto rows = run(csv_row(gpt20));
   ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
   EXPECT_TRUE(has(rows[0], "architecture of preset gpt3-20b"));
   EXPECT_TRUE(has(rows[0], "vocab 50304"));
