@@ -7,13 +7,17 @@
 namespace cs {
 namespace {
 
-/// Linear-interpolated quantile of sorted `v` at p in [0, 1].
+/// Quantile of sorted `v` at p in [0, 1] at the plotting position p (n + 1) (Hyndman and Fan's type 6, Weibull's):
+/// the k-th smallest of n values sits at p = k / (n + 1), which is the chance that one more draw from the same
+/// distribution falls below it. So the interval between the quantiles at `tail` and 1 - `tail` holds a new row
+/// with probability 1 - 2 tail, where the interpolation of p (n - 1) (type 7) holds it less often with few rows
+/// (about 74% instead of 90% with 10). Positions outside the sample clamp to its extremes.
 double quantile(const std::vector<double>& v, double p) {
-  if (v.size() == 1) return v.front();
-  const double x = p * static_cast<double>(v.size() - 1);
-  const auto i = static_cast<std::size_t>(std::floor(x));
-  const double f = x - static_cast<double>(i);
-  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v.back();
+  const double n = static_cast<double>(v.size());
+  const double h = std::clamp(p * (n + 1), 1.0, n);  // 1-based
+  const auto i = static_cast<std::size_t>(std::floor(h));
+  const double f = h - static_cast<double>(i);
+  return i < v.size() ? v[i - 1] * (1 - f) + v[i] * f : v.back();
 }
 
 }  // namespace
