@@ -119,17 +119,18 @@ QChart* breakdown_chart(const std::vector<ChartRun>& runs) {
     if (differs) bars.push_back({QString("%1stage %2 (busiest)").arg(run).arg(busiest), r.run, "/breakdown/busiest"});
   }
   const auto at = [](const Bar& b, const char* key) { return j(*b.run, (b.stage + "/" + key).c_str()); };
+  const auto part = [&](const char* key) { return [&at, key](const Bar& b) { return at(b, key); }; };
   const std::vector<std::pair<QString, std::function<double(const Bar&)>>> segments{
       {"compute", [&](const Bar& b) { return at(b, "compute_s") - at(b, "memory_bound_kernels_s"); }},
-      {"memory-bound kernels", [&](const Bar& b) { return at(b, "memory_bound_kernels_s"); }},
-      {"TP comm", [&](const Bar& b) { return at(b, "tp_comm_exposed_s"); }},
-      {"CP comm", [&](const Bar& b) { return at(b, "cp_comm_exposed_s"); }},
-      {"EP comm", [&](const Bar& b) { return at(b, "ep_comm_exposed_s"); }},
-      {"host wait", [&](const Bar& b) { return at(b, "host_wait_s"); }},
-      {"PP bubble and waits", [&](const Bar& b) { return at(b, "pipeline_bubble_and_wait_s"); }},
-      {"DP comm", [&](const Bar& b) { return at(b, "dp_comm_exposed_s"); }},
-      {"optimizer", [&](const Bar& b) { return at(b, "optimizer_s"); }},
-      {"param gather", [&](const Bar& b) { return at(b, "param_gather_exposed_s"); }},
+      {"memory-bound kernels", part("memory_bound_kernels_s")},
+      {"TP comm", part("tp_comm_exposed_s")},
+      {"CP comm", part("cp_comm_exposed_s")},
+      {"EP comm", part("ep_comm_exposed_s")},
+      {"host wait", part("host_wait_s")},
+      {"PP bubble and waits", part("pipeline_bubble_and_wait_s")},
+      {"DP comm", part("dp_comm_exposed_s")},
+      {"optimizer", part("optimizer_s")},
+      {"param gather", part("param_gather_exposed_s")},
   };
   QStringList names;
   for (const Bar& b : bars) names << b.label;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -28,7 +30,30 @@ std::string lower(std::string s) {
   return s;
 }
 
+/// The quantities a row may be compared on, safest first, and the column that measures each.
+constexpr std::pair<const char*, const char*> kQuantities[] = {{"step_time_s", "meas_step_time_s"},
+                                                               {"tokens_per_s_per_gpu", "meas_tokens_per_s_per_gpu"},
+                                                               {"tflops_per_gpu", "meas_tflops_per_gpu"},
+                                                               {"mfu_pct", "meas_mfu_pct"}};
+
+/// The safest quantity `row` measures and its value; none when it measures nothing to compare.
+std::optional<std::pair<std::string, double>> measured_quantity(const CsvTable& t, const CsvTable::Row& row) {
+  for (const auto& [quantity, column] : kQuantities) {
+    if (const auto v = number(t.cell(row, column))) return std::pair<std::string, double>{quantity, *v};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+const std::vector<std::string>& validation_quantities() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& q : kQuantities) out.emplace_back(q.first);
+    return out;
+  }();
+  return names;
+}
 
 double band_calibration_p90(const DeviceProfile& p) noexcept {
   const auto& cal = p.fits.calibration;
@@ -320,7 +345,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // A rate per GPU (tokens/s, TFLOP/s, MFU) barely depends on the last fraction of a batch: the nearest whole
     // number of micro-batches per rank stands in. A step time does, so such a row is not compared.
     const std::int64_t rounded = std::max<std::int64_t>(1, std::llround(static_cast<double>(tr.global_batch) / per_step)) * per_step;
-    if (!cell("meas_step_time_s").empty()) {
+    if (const auto measured = measured_quantity(t, row); measured && measured->first == "step_time_s") {
       skip = "global batch " + std::to_string(tr.global_batch) + " is not a multiple of micro-batch x DP (" +
              std::to_string(per_step) + ")";
       return std::nullopt;
@@ -418,10 +443,7 @@ ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row, const Lay
   v.source = t.cell(row, "source");
   v.model = t.cell(row, "model");
   v.gpus = static_cast<int>(number(t.cell(row, "gpu_count")).value_or(0));
-  if (auto s = number(t.cell(row, "meas_step_time_s"))) { v.quantity = "step_time_s"; v.measured = *s; }
-  else if (auto k = number(t.cell(row, "meas_tokens_per_s_per_gpu"))) { v.quantity = "tokens_per_s_per_gpu"; v.measured = *k; }
-  else if (auto f = number(t.cell(row, "meas_tflops_per_gpu"))) { v.quantity = "tflops_per_gpu"; v.measured = *f; }
-  else if (auto u = number(t.cell(row, "meas_mfu_pct"))) { v.quantity = "mfu_pct"; v.measured = *u; }
+  if (const auto measured = measured_quantity(t, row)) std::tie(v.quantity, v.measured) = *measured;
   else {
     v.skipped = "measures nothing to compare (no step time, tokens/s, TFLOP/s or MFU)";
     return v;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -72,9 +73,13 @@ std::vector<Residual> parse_residuals(const CsvTable& t) {
     r.id = t.cell(row, "row_id");
     if (r.id.empty()) throw InputError({t.file(), row.line, column_of(t, "row_id")}, "row_id", "empty row id");
     const std::string& q = t.cell(row, "quantity");
-    if (q != "step_time_s" && q != "tokens_per_s_per_gpu" && q != "tflops_per_gpu" && q != "mfu_pct") {
+    if (const auto& known = validation_quantities(); std::find(known.begin(), known.end(), q) == known.end()) {
+      std::string expected;
+      for (std::size_t i = 0; i < known.size(); ++i) {
+        expected += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + known[i];
+      }
       throw InputError({t.file(), row.line, column_of(t, "quantity")}, "quantity",
-                       "expected step_time_s, tokens_per_s_per_gpu, tflops_per_gpu or mfu_pct, got \"" + q + "\"");
+                       "expected " + expected + ", got \"" + q + "\"");
     }
     positive(t, row, "measured");
     positive(t, row, "predicted");

@@ -29,26 +29,21 @@ const std::vector<std::pair<std::string, ModelSpec>>& model_zoo() {
 
 namespace {
 
-/// Lower-case letters of `s` only ("Nemotron-4 340B" -> "nemotronb").
-std::string letters(std::string_view s) {
+/// The letters of `s`, and its digits where `digits`, lower-cased.
+std::string lowered(std::string_view s, bool digits) {
   std::string out;
   for (const char c : s) {
-    if (std::isalpha(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalpha(u) || (digits && std::isdigit(u))) out += static_cast<char>(std::tolower(u));
   }
   return out;
 }
 
-/// The family of a preset's name: the letters of its first word ("GPT-3 175B" -> "gpt").
-std::string family_of(const ModelSpec& m) { return letters(m.name.substr(0, m.name.find_first_of(" -"))); }
+/// Lower-case letters of `s` only ("Nemotron-4 340B" -> "nemotronb").
+std::string letters(std::string_view s) { return lowered(s, false); }
 
 /// Lower-case letters and digits of `s` only ("Llama 3.1 405B (MLPerf)" -> "llama31405bmlperf").
-std::string alnum(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
+std::string alnum(std::string_view s) { return lowered(s, true); }
 
 }  // namespace
 
@@ -71,7 +66,7 @@ std::optional<std::pair<std::string, ModelSpec>> match_preset(const KnownDimensi
   for (const auto& entry : model_zoo()) {
     const ModelSpec& m = entry.second;
     if (m.hidden != d.hidden) continue;
-    const std::string family = family_of(m);
+    const std::string family = letters(m.name.substr(0, m.name.find_first_of(" -")));
     if (family.empty() || row_name.find(family) == std::string::npos) continue;
     if (d.heads && m.heads != *d.heads) continue;
     if (d.kv_heads && m.kv_heads != *d.kv_heads) continue;
