@@ -49,7 +49,7 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
   stages_.resize(static_cast<std::size_t>(p.pp));
   for (int s = 0; s < p.pp; ++s) {
     Stage& st = stages_[static_cast<std::size_t>(s)];
-    st.order = pipeline_order(p, s, micro_batches_);
+    st.order = pipeline_order(p, s, micro_batches_, merges_forward_backward(m, p, t));
     st.ready.assign(static_cast<std::size_t>(2 * micro_batches_ * virtual_), 0);
     st.backward_done.assign(static_cast<std::size_t>(virtual_), 0);
     st.gathered.assign(st.order.size(), zero3() ? 0 : 1);
@@ -147,49 +147,79 @@ void StepReplay::try_start(int s) {
     gather_params(s, st.next);  // not prefetched: the unit waits for its parameters
     return;
   }
+  // Merged forward-backward (EP overlap): a paired forward starts with the backward after it, once both
+  // inputs have arrived and both chunks' parameters are at hand.
+  const bool pair = u.paired && st.next + 1 < st.order.size();
+  if (pair) {
+    const PipelineUnit& w = st.order[st.next + 1];
+    if (!st.ready[slot(w.forward, w.micro_batch, w.chunk)]) return;
+    if (!st.gathered[st.next + 1]) {
+      gather_params(s, st.next + 1);
+      return;
+    }
+  }
+  const std::size_t count = pair ? 2 : 1;
   st.busy = true;
   // With overlap, the next unit's parameters are fetched while this one computes (FSDP prefetch).
-  if (train_.overlap.param_gather) gather_params(s, st.next + 1);
+  if (train_.overlap.param_gather) gather_params(s, st.next + count);
   const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
   const Time start = engine_.now();
-  const Time dur = c.total();
+  Time dur = c.total();
+  if (pair) {
+    const PipelineUnit& w = st.order[st.next + 1];
+    dur = costs_.merged(s, u.chunk, w.chunk) + c.host_wait + costs_.backward(s, w.chunk).host_wait;
+  }
   // The last backward of a chunk produces its final gradients layer by layer: release the DP buckets
   // while it runs, so their reduction overlaps the rest of the backward pass.
-  if (!u.forward && st.backward_done[static_cast<std::size_t>(u.chunk)] == micro_batches_ - 1) {
-    release_buckets(s, u.chunk, start, dur);
+  for (std::size_t k = 0; k < count; ++k) {
+    const PipelineUnit& x = st.order[st.next + k];
+    if (!x.forward && st.backward_done[static_cast<std::size_t>(x.chunk)] == micro_batches_ - 1) {
+      release_buckets(s, x.chunk, start, dur);
+    }
   }
   const std::size_t index = st.next;
-  engine_.schedule_in(dur, [this, s, index, start] { finish_unit(s, index, start); });
+  engine_.schedule_in(dur, [this, s, index, count, start] { finish_units(s, index, count, start); });
 }
 
-void StepReplay::finish_unit(int s, std::size_t index, Time start) {
+void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time start) {
   Stage& st = stages_[static_cast<std::size_t>(s)];
-  const PipelineUnit u = st.order[index];
-  const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
-  st.sums.compute += c.compute;
-  st.sums.memory_kernels += c.memory_kernels;
-  st.sums.tp_comm += c.tp_comm;
-  st.sums.cp_comm += c.cp_comm;
-  st.sums.ep_comm += c.ep_comm;
-  st.sums.host_wait += c.host_wait;
-  st.sums.clock_seconds += c.clock_seconds;
-  st.model_flops += c.model_flops;
-  st.hardware_flops += c.hardware_flops;
-  emit(s, "compute", std::string(u.forward ? "F" : "B") + " mb" + std::to_string(u.micro_batch) +
-                         (virtual_ > 1 ? " chunk" + std::to_string(u.chunk) : ""),
-       start, engine_.now());
+  Time stream_work = Time::zero();  // compute-stream work of the units (kernels, TP and CP waits)
+  std::string name;
+  for (std::size_t k = 0; k < count; ++k) {
+    const PipelineUnit u = st.order[index + k];
+    const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
+    st.sums.compute += c.compute;
+    st.sums.memory_kernels += c.memory_kernels;
+    st.sums.tp_comm += c.tp_comm;
+    st.sums.cp_comm += c.cp_comm;
+    st.sums.host_wait += c.host_wait;
+    st.sums.clock_seconds += c.clock_seconds;
+    st.model_flops += c.model_flops;
+    st.hardware_flops += c.hardware_flops;
+    if (count == 1) st.sums.ep_comm += c.ep_comm;
+    stream_work += c.compute + c.tp_comm + c.cp_comm + c.host_wait;
+    name += std::string(k > 0 ? " + " : "") + (u.forward ? "F" : "B") + " mb" + std::to_string(u.micro_batch) +
+            (virtual_ > 1 ? " chunk" + std::to_string(u.chunk) : "");
+  }
+  // Merged units: what the all-to-alls add beyond the compute stream's own work is their exposed part (their
+  // contention with the compute beside them included).
+  if (count > 1) st.sums.ep_comm += std::max(Time::zero(), (engine_.now() - start) - stream_work);
+  emit(s, "compute", std::move(name), start, engine_.now());
 
-  const int vs = u.chunk * plan_.pp + s;
   const int last_vs = plan_.pp * virtual_ - 1;
-  if (u.forward) {
-    if (vs < last_vs) transfer(vs, vs + 1, true, u.micro_batch);
-    else st.ready[slot(false, u.micro_batch, u.chunk)] = 1;  // the loss is here: backward may start
-  } else {
-    if (vs > 0) transfer(vs, vs - 1, false, u.micro_batch);
-    ++st.backward_done[static_cast<std::size_t>(u.chunk)];
+  for (std::size_t k = 0; k < count; ++k) {
+    const PipelineUnit u = st.order[index + k];
+    const int vs = u.chunk * plan_.pp + s;
+    if (u.forward) {
+      if (vs < last_vs) transfer(vs, vs + 1, true, u.micro_batch);
+      else st.ready[slot(false, u.micro_batch, u.chunk)] = 1;  // the loss is here: backward may start
+    } else {
+      if (vs > 0) transfer(vs, vs - 1, false, u.micro_batch);
+      ++st.backward_done[static_cast<std::size_t>(u.chunk)];
+    }
   }
   st.busy = false;
-  ++st.next;
+  st.next += count;
   if (st.next == st.order.size()) st.last_unit_end = engine_.now();
   try_start(s);
   maybe_finish(s);

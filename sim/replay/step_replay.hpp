@@ -83,7 +83,8 @@ class StepReplay {
   void try_start(int s);
   [[nodiscard]] bool zero3() const noexcept;
   void gather_params(int s, std::size_t index);
-  void finish_unit(int s, std::size_t index, Time start);
+  /// Ends `count` units from `index` of stage `s`'s order that ran together from `start` (2: a merged pair).
+  void finish_units(int s, std::size_t index, std::size_t count, Time start);
   void release_buckets(int s, int chunk, Time start, Time duration);
   void enqueue_dp(int s, DpWork work);
   void pump_dp(int s);

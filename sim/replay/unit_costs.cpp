@@ -5,6 +5,7 @@
 
 #include "sim/hardware/overlap_contention.hpp"
 #include "sim/workload/memory_model.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
 
 namespace cs {
 
@@ -20,6 +21,7 @@ UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
   selective_recompute += o.selective_recompute;
   selective_flops += o.selective_flops;
   clock_seconds += o.clock_seconds;
+  for (const Phase& ph : o.phases) append_phase(phases, ph);
   return *this;
 }
 
@@ -91,6 +93,8 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
       u.compute += train_.kernel_gap * (train_.grouped_launch == GroupedLaunch::python ? op.launches : 1);
     }
     stream[i] = u.total() - stream_before;
+    // EP all-to-alls on the communication stream, everything else (kernels, gaps, TP and CP waits) on compute.
+    append_phase(u.phases, {stream[i], op.kind == OpKind::collective && op.group == CommGroup::ep});
     u.model_flops += op.model_flops;
     if (op.selective_recompute) {
       u.selective_recompute += u.compute - before;
@@ -186,9 +190,9 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       UnitCost f, b, layers_forward;
       for (const Part& q : parts) {
         f += q.cost->first;
-        b += q.cost->second;
         if (q.layer) layers_forward += q.cost->first;
       }
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) b += it->cost->second;  // backward runs them in reverse
       if (t.host_launch_cost > Time::zero()) {
         // Composed in issue order, so a GPU-bound part lends the host a lead for the launch-bound parts after it.
         HostIssue fi, bi, li;
@@ -212,6 +216,9 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b.host_wait += layers_forward.host_wait;
         b.hardware_flops += layers_forward.model_flops;
         b.clock_seconds += layers_forward.clock_seconds;
+        std::vector<Phase> phases = layers_forward.phases;  // the rerun forward comes first
+        for (const Phase& ph : b.phases) append_phase(phases, ph);
+        b.phases = std::move(phases);
       }
       if (t.recompute == Recompute::selective && layers_forward.selective_recompute > Time::zero()) {
         // Selective recompute reruns the unfused attention core (score GEMM, softmax, dropout) before backward.
@@ -219,9 +226,25 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b.hardware_flops += layers_forward.selective_flops;
         b.clock_seconds += layers_forward.selective_recompute.seconds() * layers_forward.clock_seconds /
                            layers_forward.compute.seconds();
+        b.phases.insert(b.phases.begin(), Phase{layers_forward.selective_recompute, false});
       }
       fwd_[index(s, c)] = f;
       bwd_[index(s, c)] = b;
+    }
+  }
+  v_ = v;
+  if (merges_forward_backward(m, p, t)) {
+    // Every (forward chunk, backward chunk) pair a stage may run merged, with compute slowed while the
+    // all-to-all holds its SMs (measured on the H200, hardware/overlap_contention.hpp).
+    const double slowdown = overlap_gemm_slowdown(t.overlap.ep_comm_sms, sm_count);
+    merged_.resize(n * static_cast<std::size_t>(v));
+    for (int s = 0; s < p.pp; ++s) {
+      for (int cf = 0; cf < v; ++cf) {
+        for (int cb = 0; cb < v; ++cb) {
+          merged_[index(s, cf) * static_cast<std::size_t>(v) + static_cast<std::size_t>(cb)] =
+              merged_time(fwd_[index(s, cf)].phases, bwd_[index(s, cb)].phases, slowdown);
+        }
+      }
     }
   }
   // Chunk parameters: split the stage's parameters evenly over its chunks, embeddings to their chunk.

@@ -10,6 +10,7 @@
 #include "sim/collectives/collective.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/replay/host_issue.hpp"
+#include "sim/replay/merged_units.hpp"
 #include "sim/replay/rank_layout.hpp"
 #include "sim/workload/layer_ops.hpp"
 #include "sim/workload/moe_dispatch.hpp"
@@ -38,6 +39,8 @@ struct UnitCost {
   /// Kernel seconds times the SM clock they run at, as a fraction of f_max (1 without a power-cap model): over
   /// `compute`, the time-weighted clock.
   double clock_seconds = 0.0;
+  /// The unit's work in issue order, split where EP all-to-alls begin and end (for merged units); `+=` appends.
+  std::vector<Phase> phases;
   [[nodiscard]] Time total() const noexcept { return compute + tp_comm + cp_comm + ep_comm + host_wait; }
   UnitCost& operator+=(const UnitCost& o) noexcept;
 };
@@ -53,6 +56,12 @@ class UnitCosts {
   [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
   /// Parameters of one chunk on one GPU (before ZeRO sharding).
   [[nodiscard]] double chunk_params(int stage, int chunk) const { return params_[index(stage, chunk)]; }
+  /// A forward of `fwd_chunk` and a backward of `bwd_chunk` on `stage` run merged on a compute and a
+  /// communication stream (merges_forward_backward), host waits excluded; zero when the plan does not merge.
+  [[nodiscard]] Time merged(int stage, int fwd_chunk, int bwd_chunk) const {
+    return merged_.empty() ? Time::zero()
+                           : merged_[(index(stage, fwd_chunk) * static_cast<std::size_t>(v_)) + static_cast<std::size_t>(bwd_chunk)];
+  }
   /// The optimizer step of a stage (Adam over the GPU's shard of fp32 states), plus the once-per-step fp8 cast
   /// of the weights under an fp8 recipe without fp8 parameters.
   [[nodiscard]] Time optimizer(int stage) const { return optimizer_[static_cast<std::size_t>(stage)]; }
@@ -79,7 +88,9 @@ class UnitCosts {
 
   const ComputeCostModel& compute_;
   int pp_;
+  int v_ = 1;
   int sm_count_;
+  std::vector<Time> merged_;  ///< per (stage, forward chunk, backward chunk)
   std::vector<UnitCost> fwd_, bwd_;
   std::vector<double> params_;
   std::vector<Time> optimizer_;

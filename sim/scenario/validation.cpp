@@ -277,6 +277,13 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       sc.training.moe_dispatcher = MoeDispatcher::flex;
       assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");
     }
+    // The all-to-all overlapped with the paired micro-batch, where the row says so (Megatron-Core's merged
+    // forward-backward 1F1B, overlap_moe_expert_parallel_comm; Megatron-Bridge's moe_a2a_overlap).
+    if (const std::string ln = lower(notes); contains(ln, "all-to-all overlapped") || contains(ln, "overlap_moe_expert_parallel_comm") ||
+                                             contains(ln, "moe_a2a_overlap")) {
+      sc.training.overlap.ep_comm = true;
+      assumptions.push_back("EP all-to-all overlapped (merged forward-backward 1F1B)");
+    }
   }
   const std::string sp = cell("sequence_parallel");
   p.sequence_parallel = sp.empty() ? p.tp > 1 : sp == "yes";

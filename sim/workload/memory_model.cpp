@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/workload/pipeline_schedule.hpp"
+
 namespace cs {
 namespace {
 
@@ -109,6 +111,8 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
         in_flight = std::min<double>(mb, (p.pp - stage) * (1.0 + (p.pp - 1.0) / (p.pp * p.virtual_stages)));
         break;
     }
+    // The merged forward-backward schedule of EP overlap runs one more forward in the warm-up.
+    if (merges_forward_backward(m, p, t)) in_flight = std::min(mb, in_flight + 1.0);
     double act = in_flight * ((layers - moe) * activation_bytes_per_layer(m, p, t, false).value() +
                               moe * activation_bytes_per_layer(m, p, t, true).value());
     if (stage == p.pp - 1 && m.mtp_layers > 0) {

@@ -101,6 +101,14 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
                                ") cannot be split over pp*virtual_stages (" + std::to_string(p.pp * p.virtual_stages) +
                                ") virtual stages" + (p.first_stage_layers >= 0 || p.last_stage_layers >= 0 ? " with the given first/last-stage layers" : ""));
   }
+  if (t.overlap.ep_comm) {
+    // Megatron-Core's own conditions for overlap_moe_expert_parallel_comm (TransformerConfig checks).
+    if (!m.is_moe() || p.ep < 2) fail("training.overlap.ep_comm", "needs an MoE model with expert parallelism (ep > 1)");
+    if (p.pp > 1 && p.schedule != PipelineSchedule::interleaved) {
+      fail("training.overlap.ep_comm", "with pp > 1 needs schedule interleaved-1f1b (virtual stages), as Megatron-Core requires");
+    }
+    if (t.recompute == Recompute::full) fail("training.overlap.ep_comm", "cannot be combined with full recompute (Megatron-Core)");
+  }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::interleaved) {
     fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b");
   }

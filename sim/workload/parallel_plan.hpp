@@ -62,6 +62,12 @@ struct Overlap {
   /// SMs the overlapped TP collectives occupy, slowing the GEMM they hide behind by comm_sms / sm_count while
   /// they run (Transformer Engine's userbuffers default: 16 SMs for reduce-scatter overlap).
   int tp_comm_sms = 16;
+  /// MoE dispatch and combine all-to-alls of one micro-batch overlapped with the compute of another: Megatron-Core's
+  /// merged forward-backward 1F1B (overlap_moe_expert_parallel_comm). Each forward runs together with the
+  /// backward that follows it, on a compute and a communication stream (StepReplay, UnitCosts::merged).
+  bool ep_comm = false;
+  /// SMs the overlapped all-to-all holds while compute runs beside it (DeepEP: 20, arXiv 2603.07685 Sec. 4.2.3).
+  int ep_comm_sms = 20;
 };
 
 /// Gradient compression for data-parallel traffic (DDP communication hooks): top-k sparsification sends

@@ -4,7 +4,14 @@
 
 namespace cs {
 
-std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int m) {
+bool merges_forward_backward(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) noexcept {
+  // Megatron-Core merges only with interleaving when there is a pipeline (check_plan rejects the rest): with
+  // plain 1F1B the pair on one stage would wait for the pair on the next, and the stages would run in turn.
+  return t.overlap.ep_comm && m.is_moe() && p.ep > 1 &&
+         (p.pp == 1 || p.schedule == PipelineSchedule::interleaved);
+}
+
+std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int m, bool merge_forward_backward) {
   std::vector<PipelineUnit> out;
   const int v = p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1;
   const int total = m * v;
@@ -22,10 +29,12 @@ std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int m
     for (int k = 0; k < total; ++k) out.push_back(unit(k, false));
     return out;
   }
-  const int warmup = std::min(total, v == 1 ? p.pp - stage - 1 : (p.pp - stage - 1) * 2 + (v - 1) * p.pp);
+  const int extra = merge_forward_backward ? 1 : 0;
+  const int warmup = std::min(total, (v == 1 ? p.pp - stage - 1 : (p.pp - stage - 1) * 2 + (v - 1) * p.pp) + extra);
   for (int k = 0; k < warmup; ++k) out.push_back(unit(k, true));
   for (int i = 0; i < total - warmup; ++i) {
     out.push_back(unit(warmup + i, true));
+    out.back().paired = merge_forward_backward;
     out.push_back(unit(i, false));
   }
   for (int k = total - warmup; k < total; ++k) out.push_back(unit(k, false));

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "sim/workload/model_spec.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace cs {
@@ -13,9 +14,19 @@ struct PipelineUnit {
   bool forward = true;
   int micro_batch = 0;
   int chunk = 0;  ///< virtual chunk on this rank (0 unless interleaved)
+  /// A forward that runs merged with the backward after it in the order (`merge_forward_backward`).
+  bool paired = false;
 };
 
-/// The units pipeline rank `stage` executes, in order, for `micro_batches` micro-batches.
-[[nodiscard]] std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int micro_batches);
+/// The units pipeline rank `stage` executes, in order, for `micro_batches` micro-batches. With
+/// `merge_forward_backward` (1F1B schedules only), Megatron-Core's merged forward-backward schedule for MoE
+/// all-to-all overlap: one more forward in the warm-up, then every steady-state forward is paired with the
+/// backward that follows it (a different micro-batch, so neither waits for the other).
+[[nodiscard]] std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int micro_batches,
+                                                       bool merge_forward_backward = false);
+
+/// Whether a step runs the merged forward-backward schedule: EP all-to-all overlap asked for, an MoE model with
+/// expert parallelism, and no pipeline or an interleaved one (Megatron-Core's condition).
+[[nodiscard]] bool merges_forward_backward(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) noexcept;
 
 }  // namespace cs

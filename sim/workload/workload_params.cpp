@@ -202,6 +202,14 @@ const ParamTable<Overlap>& overlap_params() {
             {.help = "SMs the overlapped TP collectives take from that GEMM (Transformer Engine userbuffers default); "
                      "the GEMM slows by the H200's measured curve for that share (24% at 16 of 132 SMs)",
              .min = 0});
+    p.field("ep_comm", &Overlap::ep_comm,
+            {.help = "MoE all-to-all (dispatch, combine) of one micro-batch hidden under another's compute: "
+                     "Megatron-Core's merged forward-backward 1F1B (overlap_moe_expert_parallel_comm); holds one "
+                     "more micro-batch of activations"});
+    p.field("ep_comm_sms", &Overlap::ep_comm_sms,
+            {.help = "SMs the overlapped all-to-all holds beside compute (DeepEP: 20, arXiv 2603.07685 Sec. 4.2.3); "
+                     "compute beside it slows by the H200's measured curve for that share",
+             .min = 0});
     return p;
   }();
   return t;

@@ -1,0 +1,173 @@
+// Merged forward-backward units (EP all-to-all overlap): two chains of compute and all-to-all phases on one
+// compute and one communication stream, checked by hand; the pipeline order that pairs them; and a replayed MoE
+// step that hides its all-to-all without losing or adding work.
+#include "sim/replay/merged_units.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <utility>
+
+#include "fixed_cost_model.hpp"
+#include "ring_fabric.hpp"
+#include "sim/replay/step_replay.hpp"
+#include "sim/workload/memory_model.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
+
+namespace cs {
+namespace {
+
+Phase c(double ms) { return {Time::ms(ms), false}; }
+Phase e(double ms) { return {Time::ms(ms), true}; }
+
+// F = compute 2, all-to-all 3, compute 1; B = compute 1, all-to-all 2, compute 2 (ms). Compute stream: F 0-2,
+// B 2-3, (idle: both chains are at an all-to-all), F 5-6, B 7-9. Communication stream: F 2-5, B 5-7. 9 ms
+// against 11 ms one after the other.
+TEST(MergedUnits, TwoChainsOnTwoStreamsByHand) {
+  const std::vector<Phase> f{c(2), e(3), c(1)}, b{c(1), e(2), c(2)};
+  EXPECT_EQ(merged_time(f, b, 0.0), Time::ms(9));
+  // Compute at half speed beside an all-to-all: B's 1 ms runs 2-4 beside F's 3-ms all-to-all, F's last 1 ms runs
+  // 5-7 beside B's all-to-all, B's last 2 ms 7-9 alone: the slowdown fills idle time and the total stays 9 ms.
+  EXPECT_EQ(merged_time(f, b, 1.0), Time::ms(9));
+}
+
+TEST(MergedUnits, ContentionSlowsOnlyTheOverlappedCompute) {
+  // 4 ms of compute beside a 3 ms all-to-all, compute 1.5x slower meanwhile: 2 ms of work done by 3 ms, the
+  // other 2 ms alone: 5 ms.
+  EXPECT_EQ(merged_time({c(4)}, {e(3)}, 0.5), Time::ms(5));
+  // Without all-to-alls the streams cannot overlap anything: the sum.
+  EXPECT_EQ(merged_time({c(2), c(3)}, {c(4)}, 0.5), Time::ms(9));
+  // Adjacent phases of one stream join; empty phases vanish.
+  std::vector<Phase> joined;
+  append_phase(joined, c(1));
+  append_phase(joined, c(2));
+  append_phase(joined, e(0));
+  append_phase(joined, e(1));
+  ASSERT_EQ(joined.size(), 2u);
+  EXPECT_EQ(joined[0].time, Time::ms(3));
+  EXPECT_TRUE(joined[1].ep);
+}
+
+// The merged schedule runs one more forward in the warm-up, then pairs every steady-state forward with the
+// backward after it; the pair is never one micro-batch's forward and backward.
+TEST(MergedUnits, PipelineOrderPairsDifferentMicroBatches) {
+  for (const int v : {1, 2}) {
+    ParallelPlan p;
+    p.pp = 4;
+    p.virtual_stages = v;
+    p.schedule = v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+    for (int s = 0; s < p.pp; ++s) {
+      const auto plain = pipeline_order(p, s, 8);
+      const auto merged = pipeline_order(p, s, 8, true);
+      ASSERT_EQ(plain.size(), merged.size());
+      // Plain 1F1B: w warm-up forwards, then the first steady-state forward, so w + 1 lead. Merged: w + 1
+      // warm-up forwards before the first paired one.
+      int plain_lead = 0, merged_warmup = 0, pairs = 0;
+      while (plain[static_cast<std::size_t>(plain_lead)].forward) ++plain_lead;
+      while (!merged[static_cast<std::size_t>(merged_warmup)].paired) ++merged_warmup;
+      EXPECT_EQ(merged_warmup, plain_lead) << "v " << v << " stage " << s;
+      for (std::size_t i = 0; i < merged.size(); ++i) {
+        if (!merged[i].paired) continue;
+        ++pairs;
+        ASSERT_TRUE(merged[i].forward);
+        ASSERT_LT(i + 1, merged.size());
+        EXPECT_FALSE(merged[i + 1].forward);
+        EXPECT_NE(merged[i].micro_batch, merged[i + 1].micro_batch);
+      }
+      EXPECT_EQ(pairs, 8 * v - merged_warmup);
+    }
+  }
+}
+
+// A 4-layer MoE model (8 experts, top-2) on 16 GPUs, PP 2 x VPP 2 x EP 8 over a ring fabric: with the all-to-alls
+// overlapped, the step is shorter, the same kernels run (compute and FLOPs unchanged), less all-to-all time is
+// exposed, the busiest stage can go no faster than its compute stream, and one more micro-batch's activations
+// are held.
+TEST(MergedUnits, ReplayedMoeStepHidesItsAllToAll) {
+  ModelSpec m;
+  m.name = "tiny moe";
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.ffn_hidden = 4096;
+  m.vocab = 1000;
+  m.seq_len = 2048;
+  m.experts = 8;
+  m.top_k = 2;
+  m.expert_ffn_hidden = 1024;
+  ParallelPlan p;
+  p.pp = 2;
+  p.virtual_stages = 2;  // Megatron-Core merges only with interleaving when there is a pipeline
+  p.schedule = PipelineSchedule::interleaved;
+  p.dp = 8;
+  p.ep = 8;
+  TrainingConfig t;
+  t.seq_len = 2048;
+  t.global_batch = 64;  // 8 micro-batches per pipeline
+  testing::FixedCostModel compute;
+  auto run = [&](bool overlap) {
+    t.overlap.ep_comm = overlap;
+    EventEngine engine;
+    testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
+    const UnitCosts costs(m, p, t, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
+    StepReplay replay(m, p, t, costs, fabric, engine);
+    return replay.run();
+  };
+  const StepResult plain = run(false), merged = run(true);
+  ASSERT_GT(plain.busiest.ep_comm, Time::ms(1));
+  EXPECT_LT(merged.step_time, plain.step_time);
+  EXPECT_LT(merged.busiest.ep_comm, plain.busiest.ep_comm);
+  EXPECT_EQ(merged.busiest.compute, plain.busiest.compute);
+  EXPECT_EQ(merged.model_flops.value(), plain.model_flops.value());
+  EXPECT_GE(merged.step_time, merged.busiest.compute + merged.busiest.tp_comm);
+  t.overlap.ep_comm = false;
+  const double plain_act = peak_memory_per_gpu(m, p, t).activations.value();
+  t.overlap.ep_comm = true;
+  const double merged_act = peak_memory_per_gpu(m, p, t).activations.value();
+  // Stage 0 of PP 2 x VPP 2 holds 2 x (1 + 1/4) = 2.5 micro-batches' worth, now 3.5.
+  EXPECT_NEAR(merged_act / plain_act, 3.5 / 2.5, 1e-9);
+}
+
+// Megatron-Core's conditions for the overlap, checked with the plan: a pipeline needs interleaving, no full
+// recompute, and expert parallelism.
+TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
+  ModelSpec m;
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.ffn_hidden = 4096;
+  m.vocab = 1000;
+  m.experts = 8;
+  m.top_k = 2;
+  m.expert_ffn_hidden = 1024;
+  ParallelPlan p;
+  p.pp = 2;
+  p.dp = 8;
+  p.ep = 8;
+  TrainingConfig t;
+  t.seq_len = 2048;
+  t.global_batch = 64;
+  t.overlap.ep_comm = true;
+  auto message = [&] {
+    try {
+      check_plan(SourceLocation{"s.yaml", 3, 1}, m, p, t, 16, 8);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message().find("interleaved"), std::string::npos) << message();
+  p.virtual_stages = 2;
+  p.schedule = PipelineSchedule::interleaved;
+  EXPECT_EQ(message(), "");
+  t.recompute = Recompute::full;
+  EXPECT_NE(message().find("full recompute"), std::string::npos) << message();
+  t.recompute = Recompute::none;
+  p.ep = 1;
+  EXPECT_NE(message().find("expert parallelism"), std::string::npos) << message();
+}
+
+}  // namespace
+}  // namespace cs
