@@ -279,10 +279,16 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     }
     // The all-to-all overlapped with the paired micro-batch, where the row says so (Megatron-Core's merged
     // forward-backward 1F1B, overlap_moe_expert_parallel_comm; Megatron-Bridge's moe_a2a_overlap).
-    if (const std::string ln = lower(notes); contains(ln, "all-to-all overlapped") || contains(ln, "overlap_moe_expert_parallel_comm") ||
-                                             contains(ln, "moe_a2a_overlap")) {
+    const std::string ln = lower(notes);
+    const bool says_overlap = contains(ln, "all-to-all overlapped") || contains(ln, "a2a overlap") ||
+                              contains(ln, "all-to-all overlap") || contains(ln, "ep overlap") ||
+                              contains(ln, "overlap_moe_expert_parallel_comm") || contains(ln, "moe_a2a_overlap");
+    if (says_overlap && p.ep > 1 && (p.pp == 1 || p.schedule == PipelineSchedule::interleaved)) {
       sc.training.overlap.ep_comm = true;
       assumptions.push_back("EP all-to-all overlapped (merged forward-backward 1F1B)");
+    } else if (says_overlap) {
+      // Megatron-Core merges forward and backward only with interleaving when there is a pipeline.
+      assumptions.push_back("EP overlap stated but not modelled (needs EP > 1 and, with PP > 1, interleaving)");
     }
   }
   const std::string sp = cell("sequence_parallel");
