@@ -160,8 +160,13 @@ void StepReplay::try_start(int s) {
   }
   const std::size_t count = pair ? 2 : 1;
   st.busy = true;
-  // With overlap, the next unit's parameters are fetched while this one computes (FSDP prefetch).
-  if (train_.overlap.param_gather) gather_params(s, st.next + count);
+  // With overlap, the next unit's parameters are fetched while this one computes (FSDP prefetch); both units'
+  // of a merged pair.
+  if (train_.overlap.param_gather) {
+    const std::size_t ahead = st.next + count;
+    gather_params(s, ahead);
+    if (ahead < st.order.size() && st.order[ahead].paired) gather_params(s, ahead + 1);
+  }
   const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
   const Time start = engine_.now();
   Time dur = c.total();

@@ -21,6 +21,7 @@ void apply_candidate(const PlanCandidate& c, TrainingConfig& t) {
   t.overlap.grad_reduce = c.overlap.grad_reduce;
   t.overlap.param_gather = c.overlap.param_gather;
   t.overlap.tp_comm = c.overlap.tp_comm;
+  t.overlap.ep_comm = c.overlap.ep_comm;
 }
 
 std::string describe(const PlanCandidate& c) {
@@ -35,6 +36,7 @@ std::string describe(const PlanCandidate& c) {
   add(c.overlap.grad_reduce && p.dp * p.cp > 1, "grad");
   add(c.overlap.param_gather && p.zero_stage >= 1 && p.dp * p.cp > 1, "param");
   add(c.overlap.tp_comm && p.tp > 1, "tp");
+  add(c.overlap.ep_comm, "ep");
   return s + " overlap " + (o.empty() ? "none" : o);
 }
 
@@ -48,7 +50,7 @@ nlohmann::ordered_json candidate_json(const PlanCandidate& c) {
             {"recompute", to_string(c.recompute)},
             {"overlap",
              {{"grad_reduce", c.overlap.grad_reduce}, {"param_gather", c.overlap.param_gather},
-              {"tp_comm", c.overlap.tp_comm}}}}},
+              {"tp_comm", c.overlap.tp_comm}, {"ep_comm", c.overlap.ep_comm}}}}},
           {"peak_memory_bytes", c.memory.value()}};
 }
 
@@ -96,24 +98,30 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
                   c.plan.zero_stage = zero;
                   c.micro_batch = mb;
                   c.recompute = rc;
-                  TrainingConfig t = base;
-                  apply_candidate(c, t);
                   const bool grad = dp * cp > 1, param = zero >= 1 && dp * cp > 1, tpc = tp > 1;
+                  // MoE all-to-all overlap where Megatron-Core allows it (EP, interleaving with a pipeline, no
+                  // full recompute); it holds one more micro-batch, so its memory is checked on its own.
+                  const bool epc = ep > 1 && (pp == 1 || v > 1) && rc != Recompute::full;
                   const int variants = (grad ? 2 : 1) * (param ? 2 : 1) * (tpc ? 2 : 1);
-                  counts.enumerated += variants;
-                  c.memory = peak_memory_per_gpu(m, c.plan, t).total();
-                  if (c.memory.value() > capacity) {
-                    counts.out_of_memory += variants;
-                    continue;
-                  }
-                  for (const bool g : grad ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
-                    for (const bool pg : param ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
-                      for (const bool tc : tpc ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
-                        c.overlap.grad_reduce = g;
-                        c.overlap.param_gather = pg;
-                        c.overlap.tp_comm = tc;
-                        ++counts.valid;
-                        visit(c);
+                  for (const bool e : epc ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+                    c.overlap.ep_comm = e;
+                    TrainingConfig t = base;
+                    apply_candidate(c, t);
+                    counts.enumerated += variants;
+                    c.memory = peak_memory_per_gpu(m, c.plan, t).total();
+                    if (c.memory.value() > capacity) {
+                      counts.out_of_memory += variants;
+                      continue;
+                    }
+                    for (const bool g : grad ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+                      for (const bool pg : param ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+                        for (const bool tc : tpc ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
+                          c.overlap.grad_reduce = g;
+                          c.overlap.param_gather = pg;
+                          c.overlap.tp_comm = tc;
+                          ++counts.valid;
+                          visit(c);
+                        }
                       }
                     }
                   }

@@ -5,6 +5,8 @@
 
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/replay/rank_layout.hpp"
+#include "sim/hardware/overlap_contention.hpp"
+#include "sim/replay/merged_units.hpp"
 #include "sim/replay/unit_costs.hpp"
 
 namespace cs {
@@ -37,7 +39,7 @@ Time ScreenModel::collective(CollectiveKind kind, double bytes, const ParallelPl
 
 const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
   const auto key = std::tuple{c.plan.tp, c.plan.cp, c.plan.ep, c.micro_batch, static_cast<int>(c.recompute),
-                              c.overlap.tp_comm && c.plan.tp > 1};
+                              c.overlap.tp_comm && c.plan.tp > 1, c.overlap.ep_comm};
   if (auto it = layers_.find(key); it != layers_.end()) return it->second;
   // Two pipeline stages of a 2-layer and a 4-layer copy of the model: stage 0 holds the embedding and 1 or 2
   // layers, stage 1 the output layer and 1 or 2 layers; the differences isolate one layer and the extras.
@@ -71,6 +73,12 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
     lc.extra_f = out_f;
     lc.extra_b = out_b;
   }
+  if (c.overlap.ep_comm) {
+    // One layer's forward and backward merged (EP overlap): the difference of the two copies' merged units.
+    const double slowdown = overlap_gemm_slowdown(t.overlap.ep_comm_sms, sc_.profile.gpu.sm_count);
+    lc.merged = merged_time(u4.forward(0, 0).phases, u4.backward(0, 0).phases, slowdown) -
+                merged_time(u2.forward(0, 0).phases, u2.backward(0, 0).phases, slowdown);
+  }
   const auto flops = [](const UnitCost& u) { return u.model_flops.value(); };
   lc.flops = flops(u4.forward(0, 0)) + flops(u4.backward(0, 0)) - flops(u2.forward(0, 0)) - flops(u2.backward(0, 0));
   lc.extra_flops = flops(u2.forward(0, 0)) + flops(u2.backward(0, 0)) + flops(u2.forward(1, 0)) +
@@ -84,14 +92,16 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
   const LayerCost& lc = layer_cost(c);
   const int layers_per_stage = sc_.model.layers / p.pp;
   const double m = static_cast<double>(sc_.training.global_batch) / (static_cast<double>(c.micro_batch) * p.dp);
-  const double per_layer = (lc.f + lc.b).seconds();
+  // Merged forward-backward units (EP overlap) take their merged time; the pipeline bubble below keeps the
+  // unmerged per-layer time, as the warm-up and drain run unmerged.
+  const double per_layer = c.overlap.ep_comm ? lc.merged.seconds() : (lc.f + lc.b).seconds();
   const double stage_unit = per_layer * layers_per_stage + (lc.extra_f + lc.extra_b).seconds();
   double compute = stage_unit * m, bubble = 0, dp_exposed = 0, param_gather = 0;
   if (p.pp > 1) {
     const double act_bytes = static_cast<double>(c.micro_batch) * sc_.training.seq_len / p.cp *
                              static_cast<double>(sc_.model.hidden) * 2.0 / p.tp;
     const double p2p = collective(CollectiveKind::send_recv, act_bytes, p, Group::p2p).seconds();
-    bubble = per_layer * layers_per_stage / p.virtual_stages * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
+    bubble = (lc.f + lc.b).seconds() * layers_per_stage / p.virtual_stages * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
   }
   // The busiest stage's parameters (the first or last, which hold the embedding or the output layer).
   const double params = std::max(params_per_gpu(sc_.model, p, 0), params_per_gpu(sc_.model, p, p.pp - 1));

@@ -50,6 +50,7 @@ class ScreenModel {
     Time extra_f, extra_b;  ///< the heavier of the embedding and the output layer
     double flops = 0;       ///< model FLOPs of one layer fwd+bwd per GPU
     double extra_flops = 0; ///< embedding + output model FLOPs per GPU
+    Time merged;            ///< one layer's forward and backward run merged (EP overlap), when the plan has it
   };
   const LayerCost& layer_cost(const PlanCandidate& c);
   enum class Group { p2p, dp };  ///< stage 0 -> 1 send/recv pair, or stage 0's first DP x CP group
@@ -59,7 +60,7 @@ class ScreenModel {
   std::unique_ptr<ComputeCostModel> compute_;
   EventEngine engine_;
   std::unique_ptr<AnalyticCollectives> estimator_;
-  std::map<std::tuple<int, int, int, int, int, bool>, LayerCost> layers_;
+  std::map<std::tuple<int, int, int, int, int, bool, bool>, LayerCost> layers_;
   std::map<std::tuple<int, double, int, int, int, int, int>, Time> collectives_;
 };
 
