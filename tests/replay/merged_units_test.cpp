@@ -20,6 +20,34 @@ namespace {
 Phase c(double ms) { return {Time::ms(ms), false}; }
 Phase e(double ms) { return {Time::ms(ms), true}; }
 
+/// A 4-layer MoE model: 8 experts of FFN 1,024, top-2, hidden 1,024.
+ModelSpec tiny_moe() {
+  ModelSpec m;
+  m.name = "tiny moe";
+  m.layers = 4;
+  m.hidden = 1024;
+  m.heads = 8;
+  m.kv_heads = 8;
+  m.ffn_hidden = 4096;
+  m.vocab = 1000;
+  m.seq_len = 2048;
+  m.experts = 8;
+  m.top_k = 2;
+  m.expert_ffn_hidden = 1024;
+  return m;
+}
+
+/// One step of `m` replayed over a 25 GB/s ring fabric with fixed kernel times, with or without EP overlap.
+StepResult replay_step(const ModelSpec& m, const ParallelPlan& p, TrainingConfig t, bool overlap) {
+  t.overlap.ep_comm = overlap;
+  testing::FixedCostModel compute;
+  EventEngine engine;
+  testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
+  const UnitCosts costs(m, p, t, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
+  StepReplay replay(m, p, t, costs, fabric, engine);
+  return replay.run();
+}
+
 // F = compute 2, all-to-all 3, compute 1; B = compute 1, all-to-all 2, compute 2 (ms). Compute stream: F 0-2,
 // B 2-3, (idle: both chains are at an all-to-all), F 5-6, B 7-9. Communication stream: F 2-5, B 5-7. 9 ms
 // against 11 ms one after the other.
@@ -84,18 +112,7 @@ TEST(MergedUnits, PipelineOrderPairsDifferentMicroBatches) {
 // exposed, the busiest stage can go no faster than its compute stream, and one more micro-batch's activations
 // are held.
 TEST(MergedUnits, ReplayedMoeStepHidesItsAllToAll) {
-  ModelSpec m;
-  m.name = "tiny moe";
-  m.layers = 4;
-  m.hidden = 1024;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.ffn_hidden = 4096;
-  m.vocab = 1000;
-  m.seq_len = 2048;
-  m.experts = 8;
-  m.top_k = 2;
-  m.expert_ffn_hidden = 1024;
+  const ModelSpec m = tiny_moe();
   ParallelPlan p;
   p.pp = 2;
   p.virtual_stages = 2;  // Megatron-Core merges only with interleaving when there is a pipeline
@@ -105,16 +122,7 @@ TEST(MergedUnits, ReplayedMoeStepHidesItsAllToAll) {
   TrainingConfig t;
   t.seq_len = 2048;
   t.global_batch = 64;  // 8 micro-batches per pipeline
-  testing::FixedCostModel compute;
-  auto run = [&](bool overlap) {
-    t.overlap.ep_comm = overlap;
-    EventEngine engine;
-    testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
-    const UnitCosts costs(m, p, t, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
-    StepReplay replay(m, p, t, costs, fabric, engine);
-    return replay.run();
-  };
-  const StepResult plain = run(false), merged = run(true);
+  const StepResult plain = replay_step(m, p, t, false), merged = replay_step(m, p, t, true);
   ASSERT_GT(plain.busiest.ep_comm, Time::ms(1));
   EXPECT_LT(merged.step_time, plain.step_time);
   EXPECT_LT(merged.busiest.ep_comm, plain.busiest.ep_comm);
@@ -132,18 +140,7 @@ TEST(MergedUnits, ReplayedMoeStepHidesItsAllToAll) {
 // Without a pipeline and with ZeRO-3, both units of the next merged pair have their parameters prefetched under
 // the running pair: the overlap still shortens the step and adds no wait for parameters.
 TEST(MergedUnits, Zero3PrefetchesBothUnitsOfTheNextPair) {
-  ModelSpec m;
-  m.name = "tiny moe";
-  m.layers = 4;
-  m.hidden = 1024;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.ffn_hidden = 4096;
-  m.vocab = 1000;
-  m.seq_len = 2048;
-  m.experts = 8;
-  m.top_k = 2;
-  m.expert_ffn_hidden = 1024;
+  const ModelSpec m = tiny_moe();
   ParallelPlan p;
   p.dp = 16;
   p.ep = 8;
@@ -151,16 +148,7 @@ TEST(MergedUnits, Zero3PrefetchesBothUnitsOfTheNextPair) {
   TrainingConfig t;
   t.seq_len = 2048;
   t.global_batch = 128;  // 8 micro-batches per replica
-  testing::FixedCostModel compute;
-  auto run = [&](bool overlap) {
-    t.overlap.ep_comm = overlap;
-    EventEngine engine;
-    testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
-    const UnitCosts costs(m, p, t, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
-    StepReplay replay(m, p, t, costs, fabric, engine);
-    return replay.run();
-  };
-  const StepResult plain = run(false), merged = run(true);
+  const StepResult plain = replay_step(m, p, t, false), merged = replay_step(m, p, t, true);
   EXPECT_LT(merged.step_time, plain.step_time);
   EXPECT_LE(merged.breakdown.pipeline_wait, plain.breakdown.pipeline_wait);
 }
@@ -168,16 +156,7 @@ TEST(MergedUnits, Zero3PrefetchesBothUnitsOfTheNextPair) {
 // Megatron-Core's conditions for the overlap, checked with the plan: a pipeline needs interleaving, no full
 // recompute, and expert parallelism.
 TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
-  ModelSpec m;
-  m.layers = 4;
-  m.hidden = 1024;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.ffn_hidden = 4096;
-  m.vocab = 1000;
-  m.experts = 8;
-  m.top_k = 2;
-  m.expert_ffn_hidden = 1024;
+  const ModelSpec m = tiny_moe();
   ParallelPlan p;
   p.pp = 2;
   p.dp = 8;
