@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 #include "sim/scenario/runner.hpp"
 #include "sim/search/plan_search.hpp"
+#include "sim/search/plan_space.hpp"
+#include "sim/search/screen_model.hpp"
 #include "sim/search/rank_correlation.hpp"
 
 namespace cs {
@@ -68,6 +71,48 @@ training: {global_batch: 8, precision: bf16}
   EXPECT_EQ(r.counts.out_of_memory, r.counts.enumerated);
   EXPECT_TRUE(r.replayed.empty());
   EXPECT_NE(r.no_plan_reason().find("out of memory"), std::string::npos);
+}
+
+// An MoE model: the all-to-all overlap is a plan option exactly where Megatron-Core allows it (EP > 1; with a
+// pipeline, interleaving; no full recompute; two micro-batches to pair), it holds one more micro-batch of
+// activations (unless it already holds them all), and the screen prices
+// an overlapped plan no slower than the same plan without it.
+TEST(PlanSpace, EpOverlapIsEnumeratedWhereMegatronCoreAllowsIt) {
+  const std::string moe = R"(format_version: 1
+name: tiny moe search
+model: {name: tiny moe, layers: 4, hidden: 256, heads: 4, vocab: 128, seq_len: 64, experts: 8, top_k: 2, expert_ffn_hidden: 256}
+cluster: {gpus: 16, topology: dgx-h100, profile: h100-sxm}
+parallelism: search
+training: {global_batch: 32, precision: bf16}
+)";
+  const SearchableScenario s = load_searchable_scenario(moe, "moe.yaml");
+  ScreenModel screen(s.scenario);
+  PlanSpaceCounts counts;
+  int overlapped = 0;
+  std::map<std::string, std::pair<double, Bytes>> plain;  // describe() without the overlap -> (screened s, memory)
+  std::vector<PlanCandidate> with;
+  enumerate_plans(s.scenario, counts, [&](const PlanCandidate& c) {
+    const ParallelPlan& p = c.plan;
+    if (c.overlap.ep_comm) {
+      ++overlapped;
+      EXPECT_GT(p.ep, 1);
+      EXPECT_TRUE(p.pp == 1 || p.virtual_stages > 1) << describe(c);
+      EXPECT_NE(c.recompute, Recompute::full);
+      with.push_back(c);
+    } else {
+      plain[describe(c)] = {screen.estimate(c).step.seconds(), c.memory};
+    }
+  });
+  ASSERT_GT(overlapped, 0);
+  for (PlanCandidate c : with) {
+    const double merged = screen.estimate(c).step.seconds();
+    const Bytes memory = c.memory;
+    c.overlap.ep_comm = false;
+    const auto it = plain.find(describe(c));
+    ASSERT_NE(it, plain.end()) << describe(c);
+    EXPECT_LE(merged, it->second.first + 1e-12) << describe(c);
+    EXPECT_GE(memory.value(), it->second.second.value()) << describe(c);  // more unless every micro-batch is held
+  }
 }
 
 TEST(RankCorrelation, HandComputedValues) {
