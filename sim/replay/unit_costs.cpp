@@ -20,6 +20,9 @@ UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
   hardware_flops += o.hardware_flops;
   selective_recompute += o.selective_recompute;
   selective_flops += o.selective_flops;
+  module_recompute += o.module_recompute;
+  module_recompute_ep += o.module_recompute_ep;
+  module_flops += o.module_flops;
   clock_seconds += o.clock_seconds;
   for (const Phase& ph : o.phases) append_phase(phases, ph);
   return *this;
@@ -99,6 +102,11 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
     if (op.selective_recompute) {
       u.selective_recompute += u.compute - before;
       u.selective_flops += op.model_flops;
+    }
+    if ((op.recompute_modules & train_.recompute_modules.bits()) != 0) {
+      const bool ep = op.kind == OpKind::collective && op.group == CommGroup::ep;
+      (ep ? u.module_recompute_ep : u.module_recompute) += stream[i];
+      u.module_flops += op.model_flops;
     }
   }
   u.hardware_flops = u.model_flops;
@@ -227,6 +235,23 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b.clock_seconds += layers_forward.selective_recompute.seconds() * layers_forward.clock_seconds /
                            layers_forward.compute.seconds();
         b.phases.insert(b.phases.begin(), Phase{layers_forward.selective_recompute, false});
+      }
+      if (t.recompute != Recompute::full &&
+          layers_forward.module_recompute + layers_forward.module_recompute_ep > Time::zero()) {
+        // Fine-grained recompute reruns the named modules' forward ops (and a recomputed MoE block's
+        // all-to-alls) before their backward.
+        b.compute += layers_forward.module_recompute;
+        b.ep_comm += layers_forward.module_recompute_ep;
+        b.hardware_flops += layers_forward.module_flops;
+        b.clock_seconds += layers_forward.compute > Time::zero()
+                               ? layers_forward.module_recompute.seconds() * layers_forward.clock_seconds /
+                                     layers_forward.compute.seconds()
+                               : 0.0;
+        std::vector<Phase> phases;
+        append_phase(phases, {layers_forward.module_recompute, false});
+        append_phase(phases, {layers_forward.module_recompute_ep, true});
+        for (const Phase& ph : b.phases) append_phase(phases, ph);
+        b.phases = std::move(phases);
       }
       fwd_[index(s, c)] = f;
       bwd_[index(s, c)] = b;

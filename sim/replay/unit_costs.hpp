@@ -36,6 +36,10 @@ struct UnitCost {
   Flops hardware_flops;  ///< per GPU, recompute included
   Time selective_recompute;  ///< forward time of the ops selective recompute reruns (unfused attention core)
   Flops selective_flops;
+  /// Forward time of the ops of the recompute modules the config names (TrainingConfig::recompute_modules):
+  /// on the compute stream (kernels, TP waits) and in EP all-to-alls (a recomputed MoE block reruns them).
+  Time module_recompute, module_recompute_ep;
+  Flops module_flops;
   /// Kernel seconds times the SM clock they run at, as a fraction of f_max (1 without a power-cap model): over
   /// `compute`, the time-weighted clock.
   double clock_seconds = 0.0;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -337,6 +338,38 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const std::string rc = cell("act_recompute");
   tr.recompute = contains(rc, "full") ? Recompute::full : contains(rc, "selective") ? Recompute::selective : Recompute::none;
   if (rc.empty() && !chosen) assumptions.push_back("no recompute");
+  // Megatron-Core's recompute modules where the row names them: only those are recomputed (the attention core
+  // too where it names core_attn).
+  {
+    std::set<std::string> words;  // the cell's identifiers: "mlp, mla_up_proj" -> {mlp, mla_up_proj}
+    std::string word;
+    for (const char ch : lower(rc) + " ") {
+      if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') {
+        word += ch;
+      } else if (!word.empty()) {
+        words.insert(word);
+        word.clear();
+      }
+    }
+    RecomputeModules& rm = tr.recompute_modules;
+    rm.layernorm = words.contains("layernorm");
+    rm.mla_up_proj = words.contains("mla_up_proj") || words.contains("up_proj");
+    rm.mlp = words.contains("mlp");
+    rm.moe_act = words.contains("moe_act");
+    rm.moe = words.contains("moe");
+    rm.shared_experts = words.contains("shared_experts");
+    if (rm.bits() != 0 && tr.recompute != Recompute::full) {
+      tr.recompute = words.contains("core_attn") ? Recompute::selective : Recompute::none;
+      std::string names;
+      for (const auto& [on, name] : {std::pair{rm.layernorm, "layernorm"}, {rm.mla_up_proj, "mla_up_proj"}, {rm.mlp, "mlp"},
+                                     {rm.moe_act, "moe_act"}, {rm.moe, "moe"}, {rm.shared_experts, "shared_experts"}}) {
+        if (on) names += (names.empty() ? "" : ", ") + std::string(name);
+      }
+      assumptions.push_back("recompute modules: " + names);
+    } else {
+      rm = RecomputeModules{};
+    }
+  }
   // Every framework of these rows runs PyTorch eagerly unless the row says it captures CUDA graphs.
   if (!contains(notes, "CUDA graph") && !contains(notes, "cuda_graph")) {
     tr.kernel_gap = kEagerKernelGap;

@@ -48,6 +48,10 @@ struct Builder {
     }
     ops.push_back(std::move(op));
   }
+  /// Marks the ops from `first` on as part of recompute module `bit`.
+  void tag(std::size_t first, unsigned bit) {
+    for (std::size_t i = first; i < ops.size(); ++i) ops[i].recompute_modules |= bit;
+  }
   void memory(std::string name, double bytes) {
     Op op{std::move(name), OpKind::memory};
     op.bytes = Bytes{bytes};
@@ -77,6 +81,7 @@ struct Builder {
     // q: the queries' width, heads x head_dim (= h unless the model sets head_dim); o: the attention output's.
     const std::int64_t T = tokens(), h = m.hidden, q = m.q_dim(), o = m.o_dim();
     memory("input norm", 2.0 * sp_tokens() * h * kAct);
+    tag(ops.size() - 1, RecomputeModules::kLayernorm);
     enter_tp("attention");
     const std::int64_t kv_heads_local = std::max<std::int64_t>(1, m.kv_heads / p.tp);
     const std::int64_t k_local = kv_heads_local * m.qk_head_dim(), v_local = kv_heads_local * m.v_head_dim();
@@ -124,13 +129,17 @@ struct Builder {
     if (m.q_lora_rank > 0) {
       replicated("Q down projection", m.q_lora_rank, h);
       memory("Q latent norm", 2.0 * static_cast<double>(T) * static_cast<double>(m.q_lora_rank) * kAct);
+      const std::size_t q_up = ops.size();
       gemm("Q up projection", T, heads_local * m.qk_head_dim(), m.q_lora_rank);
+      tag(q_up, RecomputeModules::kMlaUpProj);
     } else {
       gemm("Q projection", T, heads_local * m.qk_head_dim(), h, 1, true);
     }
     replicated("KV down projection", m.kv_lora_rank + m.rope_head_dim, h);
     memory("KV latent norm", 2.0 * static_cast<double>(T) * static_cast<double>(m.kv_lora_rank) * kAct);
+    const std::size_t kv_up = ops.size();
     gemm("KV up projection", T, heads_local * (m.head_dim() + m.v_head_dim()), m.kv_lora_rank);
+    tag(kv_up, RecomputeModules::kMlaUpProj);
   }
 
   /// Scores = Q K^T (batched over b x heads/tp), fused scale-mask-softmax, dropout, then probabilities x V.
@@ -162,12 +171,15 @@ struct Builder {
   void dense_ffn(std::int64_t f, const std::string& what = "FFN") {
     const std::int64_t T = tokens(), h = m.hidden;
     memory(what + " norm", 2.0 * sp_tokens() * h * kAct);
+    tag(ops.size() - 1, RecomputeModules::kLayernorm);
+    const std::size_t mlp = ops.size();
     enter_tp(what);
     const std::int64_t up = f / p.tp * (m.gated_ffn ? 2 : 1);
     gemm(what + " up" + (m.gated_ffn ? "+gate" : ""), T, up, h, 1, true);
     memory(what + " activation", (static_cast<double>(up) + static_cast<double>(f / p.tp)) * T * kAct);
     gemm(what + " down", T, h, f / p.tp);
     leave_tp(what);
+    tag(mlp, RecomputeModules::kMlp);
     memory(what + " residual add", 3.0 * sp_tokens() * h * kAct);
   }
 
@@ -183,6 +195,8 @@ struct Builder {
     const double local = sp_tokens();  // tokens this rank routes
     const int etp = p.etp();
     memory("MoE norm", 2.0 * local * h * kAct);
+    tag(ops.size() - 1, RecomputeModules::kLayernorm);
+    const std::size_t block = ops.size();
     gemm("router", static_cast<std::int64_t>(local), m.experts, h, 1, false, true);
     // Router softmax / top-k / aux-loss kernels over fp32 scores: a few passes of tokens x experts x 4 bytes.
     memory("router top-k and aux loss", 4.0 * local * m.experts * 4.0);
@@ -213,6 +227,7 @@ struct Builder {
     ops.back().launches = local_experts;
     if (t.moe_host_sync && t.moe_capacity_factor <= 0.0) ops[sync_at].host_sync = true;
     memory("expert activation", static_cast<double>(up + f) * static_cast<double>(per_expert * local_experts) * kAct);
+    tag(ops.size() - 1, RecomputeModules::kMoeAct);
     gemm("expert down", per_expert, h, f, local_experts);
     ops.back().launches = local_experts;
     if (p.ep > 1 && local_experts > 1) memory("expert outputs restored to source order", 2.0 * received * h * kAct);
@@ -224,9 +239,12 @@ struct Builder {
     memory("token unpermutation", (2.0 * copies + local) * h * kAct);
     if (m.shared_experts > 0) {
       const std::int64_t fs = m.expert_ffn_hidden * m.shared_experts / p.tp;
+      const std::size_t shared = ops.size();
       gemm("shared expert up", T, fs * (m.gated_ffn ? 2 : 1), h);
       gemm("shared expert down", T, h, fs);
+      tag(shared, RecomputeModules::kSharedExperts);
     }
+    tag(block, RecomputeModules::kMoe);
     memory("MoE residual add", 3.0 * sp_tokens() * h * kAct);
   }
 };

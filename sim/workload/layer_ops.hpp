@@ -33,6 +33,9 @@ struct Op {
   /// Part of the attention core that selective recompute (Korthikanti et al. 2022) recomputes in the backward
   /// pass instead of storing: the score GEMM, softmax and dropout of unfused attention.
   bool selective_recompute = false;
+  /// The fine-grained recompute modules this op belongs to (RecomputeModules::Bit): rerun before the backward
+  /// when the training config names one of them.
+  unsigned recompute_modules = 0;
   /// kind == memory: bytes of the matching backward kernel over `bytes` (2: read the saved input and the
   /// incoming gradient, write the gradient). An fp8 cast's backward is the gradient's cast, priced on its own.
   double backward_scale = 2.0;

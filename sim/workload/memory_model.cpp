@@ -61,16 +61,25 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
   //   (= h usually); MLA adds its latents, replicated on every TP rank: the normalised query and key/value
   //   latents and their norm inputs (4 bytes per latent element)
   //   FFN inside TP: up(+gate) output 2f(x2) and activation output 2f
-  double f = static_cast<double>(m.ffn_hidden), ffn_tokens = 1.0;
-  if (moe_layer) {
-    f = static_cast<double>(m.expert_ffn_hidden);
-    ffn_tokens = m.top_k + m.shared_experts;
-  }
+  //   (an MoE layer: once per routed copy, top_k, and once per shared expert, of the expert FFN)
+  const double f = static_cast<double>(moe_layer ? m.expert_ffn_hidden : m.ffn_hidden);
   // Under fp8, Transformer Engine saves the GEMM inputs it already cast: the QKV and FFN-up inputs (outside TP)
   // and the FFN-down input (the activation output) take 1 byte instead of 2.
   const double gemm_input = t.precision == DType::fp8 ? 1.0 : 2.0;
-  const double outside = 6.0 * h + 2.0 * gemm_input * h;
-  double inside = 2.0 * q + 2.0 * kv + 2.0 * o + ffn_tokens * (2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f);
+  // Fine-grained recompute (Megatron-Core recompute_modules) drops what the named modules would keep:
+  // layernorm the norm outputs (the QKV and FFN-up inputs), mla_up_proj Q, K and V, mlp a dense FFN's inside
+  // tensors, moe all of an MoE FFN's, moe_act the routed experts' activation outputs, shared_experts theirs.
+  const RecomputeModules& rm = t.recompute_modules;
+  const double outside = 6.0 * h + (rm.layernorm ? 0.0 : 2.0 * gemm_input * h);
+  const double per_copy = 2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f;  // one token through one FFN
+  double ffn = 0;
+  if (!moe_layer) {
+    ffn = rm.mlp ? 0.0 : per_copy;
+  } else if (!rm.moe) {
+    ffn = m.top_k * (rm.moe_act ? per_copy - gemm_input * f : per_copy) + (rm.shared_experts ? 0.0 : m.shared_experts * per_copy);
+  }
+  const double qkv = m.is_mla() && rm.mla_up_proj ? 0.0 : 2.0 * q + 2.0 * kv;
+  double inside = qkv + 2.0 * o + ffn;
   // Unfused attention keeps the scores, the softmax output (2 B each) and the dropout mask (1 B) per head and key:
   // Korthikanti et al.'s 5*a*s/h term, removed by selective recompute.
   if (t.attention == AttentionKernel::unfused && t.recompute == Recompute::none) {

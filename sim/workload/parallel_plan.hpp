@@ -111,12 +111,30 @@ enum class GroupedLaunch { native, python };
 /// (DeepEP / HybridEP: each token crosses to a remote node once, then NVLink fans it out; moe_dispatch.hpp).
 enum class MoeDispatcher { alltoall, flex };
 
+/// Megatron-Core's fine-grained recompute (recompute_granularity selective with recompute_modules): the
+/// modules whose forward is rerun before their backward instead of keeping their activations.
+struct RecomputeModules {
+  bool layernorm = false;       ///< the norms before attention and the FFN: their outputs (GEMM inputs) not kept
+  bool mla_up_proj = false;     ///< MLA's query and key/value up-projections: Q, K, V not kept
+  bool mlp = false;             ///< a dense layer's FFN (inside its TP region)
+  bool moe_act = false;         ///< the routed experts' activation function: its output (the down GEMM's input)
+  bool moe = false;             ///< the whole MoE block: router, dispatch, experts, combine
+  bool shared_experts = false;  ///< the shared experts
+  enum Bit : unsigned { kLayernorm = 1, kMlaUpProj = 2, kMlp = 4, kMoeAct = 8, kMoe = 16, kSharedExperts = 32 };
+  [[nodiscard]] unsigned bits() const noexcept {
+    return (layernorm ? kLayernorm : 0u) | (mla_up_proj ? kMlaUpProj : 0u) | (mlp ? kMlp : 0u) |
+           (moe_act ? kMoeAct : 0u) | (moe ? kMoe : 0u) | (shared_experts ? kSharedExperts : 0u);
+  }
+};
+
 struct TrainingConfig {
   int micro_batch = 1;              ///< sequences per micro-batch
   std::int64_t global_batch = 1;    ///< sequences per optimizer step
   int seq_len = 0;                  ///< tokens per sequence
   DType precision = DType::bf16;    ///< GEMM precision; fp8 keeps attention and optimizer in bf16/fp32
   Recompute recompute = Recompute::none;
+  /// Modules recomputed besides `recompute` (none with full recompute, which reruns every layer anyway).
+  RecomputeModules recompute_modules;
   AttentionKernel attention = AttentionKernel::flash;
   Overlap overlap;
   std::optional<double> token_budget;  ///< tokens to train on, for time to train

@@ -215,6 +215,26 @@ const ParamTable<Overlap>& overlap_params() {
   return t;
 }
 
+const ParamTable<RecomputeModules>& recompute_module_params() {
+  static const ParamTable<RecomputeModules> t = [] {
+    ParamTable<RecomputeModules> p("recompute_modules",
+                                   "Megatron-Core's fine-grained recompute (recompute_modules): modules rerun before "
+                                   "their backward instead of keeping their activations.");
+    p.field("layernorm", &RecomputeModules::layernorm,
+            {.help = "the norms before attention and the FFN (their outputs, the GEMM inputs, are not kept)"});
+    p.field("mla_up_proj", &RecomputeModules::mla_up_proj,
+            {.help = "multi-head latent attention's query and key/value up-projections (Q, K, V not kept)"});
+    p.field("mlp", &RecomputeModules::mlp, {.help = "a dense layer's FFN"});
+    p.field("moe_act", &RecomputeModules::moe_act,
+            {.help = "the routed experts' activation function (its output, the down projection's input, not kept)"});
+    p.field("moe", &RecomputeModules::moe,
+            {.help = "the whole MoE block: router, permutation, dispatch and combine all-to-alls, experts"});
+    p.field("shared_experts", &RecomputeModules::shared_experts, {.help = "the MoE layer's shared experts"});
+    return p;
+  }();
+  return t;
+}
+
 const ParamTable<TrainingConfig>& compression_params() {
   static const ParamTable<TrainingConfig> t = [] {
     ParamTable<TrainingConfig> p("grad_compression", "DDP gradient compression (needs zero: 0).");
@@ -278,6 +298,7 @@ const ParamTable<TrainingConfig>& training_params() {
                       "Transformer Engine: 15.8us of host per GEMM, 9.8us per small kernel, measured on the H200 "
                       "host) or python (a Python loop: every kernel an operator of its own)"});
     p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
+    p.section(&TrainingConfig::recompute_modules, recompute_module_params());
     p.choice("attention", &TrainingConfig::attention, attention_names(),
              {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});
     p.section(&TrainingConfig::overlap, overlap_params());

@@ -109,13 +109,16 @@ TEST(ValidationLayout, ARowNamingAPresetWithoutDimensionsIsPredicted) {
 // A row that says its MoE all-to-all overlaps runs Megatron-Core's merged forward-backward schedule when its
 // layout allows it (EP > 1, interleaving with PP > 1), and otherwise says the overlap is not modelled; either way
 // the row is predicted, and the overlap makes the interleaved row faster.
+// A 16-layer MoE model (64 experts, top-4) on 64 H100 with PP 2 x VPP 2 and EP 16.
+const Cells kMoe{{"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "64"},
+                 {"model", "MoE 16L"}, {"num_layers", "16"}, {"hidden_size", "2048"}, {"num_heads", "16"},
+                 {"vocab_size", "32000"}, {"seq_len", "4096"}, {"moe_experts", "64"}, {"moe_topk", "4"},
+                 {"moe_ffn_hidden", "1024"}, {"tp", "1"}, {"pp", "2"}, {"dp", "32"}, {"ep", "16"},
+                 {"vpp_interleave", "2"}, {"global_batch_seqs", "256"}, {"micro_batch", "1"}, {"precision", "bf16"},
+                 {"framework", "Megatron-Core"}, {"meas_tokens_per_s_per_gpu", "10000"}};
+
 TEST(ValidationLayout, AStatedEpOverlapRunsWhereMegatronCoreAllowsIt) {
-  const Cells moe{{"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "64"},
-                  {"model", "MoE 16L"}, {"num_layers", "16"}, {"hidden_size", "2048"}, {"num_heads", "16"},
-                  {"vocab_size", "32000"}, {"seq_len", "4096"}, {"moe_experts", "64"}, {"moe_topk", "4"},
-                  {"moe_ffn_hidden", "1024"}, {"tp", "1"}, {"pp", "2"}, {"dp", "32"}, {"ep", "16"},
-                  {"vpp_interleave", "2"}, {"global_batch_seqs", "256"}, {"micro_batch", "1"}, {"precision", "bf16"},
-                  {"framework", "Megatron-Core"}, {"meas_tokens_per_s_per_gpu", "10000"}};
+  const Cells& moe = kMoe;
   const auto rows = run(csv_row(moe) + csv_row(edited(moe, {{"row_id", "2"}, {"notes", "moe_a2a_overlap"}})) +
                         csv_row(edited(moe, {{"row_id", "3"}, {"notes", "EP A2A overlap"}}, {"vpp_interleave"})));
   ASSERT_EQ(rows.size(), 3u);
@@ -124,6 +127,22 @@ TEST(ValidationLayout, AStatedEpOverlapRunsWhereMegatronCoreAllowsIt) {
   EXPECT_TRUE(has(rows[1], "EP all-to-all overlapped (merged forward-backward 1F1B)"));
   EXPECT_GT(rows[1].predicted, rows[0].predicted);
   EXPECT_TRUE(has(rows[2], "EP overlap stated but not modelled"));
+}
+
+// Megatron-Core's recompute modules named in the recompute column run as such (only those, and the attention
+// core where core_attn is named); a recompute cell without module names keeps its old reading.
+TEST(ValidationLayout, NamedRecomputeModulesAreRecomputed) {
+  const auto rows = run(csv_row(edited(kMoe, {{"act_recompute", "selective, recompute_modules moe_act, layernorm"}})) +
+                        csv_row(edited(kMoe, {{"row_id", "2"}, {"act_recompute", "core_attn, mlp"}})) +
+                        csv_row(edited(kMoe, {{"row_id", "3"}, {"act_recompute", "selective"}})));
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& r : rows) ASSERT_FALSE(r.skipped.has_value()) << r.id << ": " << *r.skipped;
+  EXPECT_TRUE(has(rows[0], "recompute modules: layernorm, moe_act"));
+  EXPECT_TRUE(has(rows[1], "recompute modules: mlp"));
+  EXPECT_FALSE(has(rows[2], "recompute modules"));
+  // Rerunning the two modules costs a little time, as the report says (under 5%).
+  EXPECT_LT(rows[0].predicted, rows[2].predicted);
+  EXPECT_GT(rows[0].predicted, 0.95 * rows[2].predicted);
 }
 
 }  // namespace
