@@ -274,7 +274,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       assumptions.push_back("token dropping at capacity factor 1.0 (padded)");
     }
     // A deduplicating dispatcher, where the row names one.
-    if (contains(notes, "DeepEP") || contains(notes, "HybridEP")) {
+    if (const std::string ln = lower(notes); contains(ln, "deepep") || contains(ln, "hybridep") ||
+                                             contains(ln, "flex dispatcher") || contains(ln, "dispatcher_type=flex") ||
+                                             contains(ln, "dispatcher_type: flex")) {
       sc.training.moe_dispatcher = MoeDispatcher::flex;
       assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");
     }
@@ -283,7 +285,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     const std::string ln = lower(notes);
     const bool says_overlap = contains(ln, "all-to-all overlapped") || contains(ln, "a2a overlap") ||
                               contains(ln, "all-to-all overlap") || contains(ln, "ep overlap") ||
-                              contains(ln, "overlap_moe_expert_parallel_comm") || contains(ln, "moe_a2a_overlap");
+                              contains(ln, "ep comm overlap") || contains(ln, "1f1b overlap") ||
+                              contains(ln, "combined 1f1b") || contains(ln, "overlap_moe_expert_parallel_comm") ||
+                              contains(ln, "moe_a2a_overlap");
     if (says_overlap && p.ep > 1 && (p.pp == 1 || p.schedule == PipelineSchedule::interleaved)) {
       sc.training.overlap.ep_comm = true;
       assumptions.push_back("EP all-to-all overlapped (merged forward-backward 1F1B)");
@@ -370,10 +374,22 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       rm = RecomputeModules{};
     }
   }
-  // Every framework of these rows runs PyTorch eagerly unless the row says it captures CUDA graphs.
-  if (!contains(notes, "CUDA graph") && !contains(notes, "cuda_graph")) {
-    tr.kernel_gap = kEagerKernelGap;
-    tr.host_launch_cost = kEagerHostLaunch;
+  // Every framework of these rows runs PyTorch eagerly unless the row says it captures the step in CUDA graphs.
+  // A capture of some modules only (Megatron-Core's cuda_graph_scope: attn, moe_router, ...) leaves the rest
+  // eager, and per-module capture is not modelled: such a row runs eagerly, as does one that says it has none.
+  {
+    const std::string ln = lower(notes);
+    const bool graphs = (contains(ln, "cuda graph") || contains(ln, "cuda_graph")) && !contains(ln, "no cuda graph") &&
+                        !contains(ln, "without cuda graph") && !contains(ln, "cuda graphs off");
+    const bool partial = contains(ln, "scope") || contains(ln, "moe_router") || contains(ln, "moe_preprocess") ||
+                         contains(ln, "graphs of attn") || contains(ln, "partial");
+    if (!graphs || partial) {
+      tr.kernel_gap = kEagerKernelGap;
+      tr.host_launch_cost = kEagerHostLaunch;
+      if (graphs) assumptions.push_back("CUDA graphs of some modules only: launched eagerly (per-module capture not modelled)");
+    } else {
+      assumptions.push_back("CUDA graphs: no eager launch costs");
+    }
   }
   if (contains(notes, "--tp-comm-overlap") || contains(notes, "TP comm overlap on")) tr.overlap.tp_comm = true;  // as stated
   // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.

@@ -145,5 +145,23 @@ TEST(ValidationLayout, NamedRecomputeModulesAreRecomputed) {
   EXPECT_GT(rows[0].predicted, 0.95 * rows[2].predicted);
 }
 
+// Launch costs: eager unless the row says the step runs in CUDA graphs; a row that says it has none, or captures
+// some modules only, runs eagerly (and says why); the flex dispatcher is read whatever the case of its name.
+TEST(ValidationLayout, CudaGraphsAndDispatcherAsTheRowStatesThem) {
+  const auto rows = run(csv_row(kMoe) + csv_row(edited(kMoe, {{"row_id", "2"}, {"notes", "CUDA Graphs (full_iteration)"}})) +
+                        csv_row(edited(kMoe, {{"row_id", "3"}, {"notes", "no CUDA Graphs"}})) +
+                        csv_row(edited(kMoe, {{"row_id", "4"}, {"notes", "CUDA Graphs of attn, moe_router"}})) +
+                        csv_row(edited(kMoe, {{"row_id", "5"}, {"notes", "moe_flex_dispatcher_backend hybridep"}})));
+  ASSERT_EQ(rows.size(), 5u);
+  for (const auto& r : rows) ASSERT_FALSE(r.skipped.has_value()) << r.id << ": " << *r.skipped;
+  EXPECT_TRUE(has(rows[1], "CUDA graphs: no eager launch costs"));
+  EXPECT_GT(rows[1].predicted, rows[0].predicted);  // no launch gaps: faster
+  EXPECT_FALSE(has(rows[2], "CUDA graphs"));
+  EXPECT_DOUBLE_EQ(rows[2].predicted, rows[0].predicted);
+  EXPECT_TRUE(has(rows[3], "CUDA graphs of some modules only"));
+  EXPECT_DOUBLE_EQ(rows[3].predicted, rows[0].predicted);
+  EXPECT_TRUE(has(rows[4], "flex dispatcher (DeepEP / HybridEP)"));
+}
+
 }  // namespace
 }  // namespace cs
