@@ -12,6 +12,7 @@
 
 #include "sim/scenario/runner.hpp"
 #include "sim/workload/model_zoo.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
 
 namespace cs {
 namespace {
@@ -288,7 +289,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
                               contains(ln, "ep comm overlap") || contains(ln, "1f1b overlap") ||
                               contains(ln, "combined 1f1b") || contains(ln, "overlap_moe_expert_parallel_comm") ||
                               contains(ln, "moe_a2a_overlap");
-    if (says_overlap && p.ep > 1 && (p.pp == 1 || p.schedule == PipelineSchedule::interleaved)) {
+    if (says_overlap && layout_allows_ep_overlap(m, p)) {
       sc.training.overlap.ep_comm = true;
       assumptions.push_back("EP all-to-all overlapped (merged forward-backward 1F1B)");
     } else if (says_overlap) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/workload/pipeline_schedule.hpp"
+
 namespace cs {
 namespace {
 
@@ -101,7 +103,7 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
                   const bool grad = dp * cp > 1, param = zero >= 1 && dp * cp > 1, tpc = tp > 1;
                   // MoE all-to-all overlap where Megatron-Core allows it (EP, interleaving with a pipeline, no
                   // full recompute); it holds one more micro-batch, so its memory is checked on its own.
-                  const bool epc = ep > 1 && (pp == 1 || v > 1) && rc != Recompute::full && micro_batches >= 2;
+                  const bool epc = layout_allows_ep_overlap(m, c.plan) && rc != Recompute::full && micro_batches >= 2;
                   const int variants = (grad ? 2 : 1) * (param ? 2 : 1) * (tpc ? 2 : 1);
                   for (const bool e : epc ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
                     c.overlap.ep_comm = e;

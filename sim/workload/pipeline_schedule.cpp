@@ -4,11 +4,14 @@
 
 namespace cs {
 
-bool merges_forward_backward(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) noexcept {
+bool layout_allows_ep_overlap(const ModelSpec& m, const ParallelPlan& p) noexcept {
   // Megatron-Core merges only with interleaving when there is a pipeline (check_plan rejects the rest): with
   // plain 1F1B the pair on one stage would wait for the pair on the next, and the stages would run in turn.
-  return t.overlap.ep_comm && m.is_moe() && p.ep > 1 &&
-         (p.pp == 1 || p.schedule == PipelineSchedule::interleaved);
+  return m.is_moe() && p.ep > 1 && (p.pp == 1 || p.schedule == PipelineSchedule::interleaved);
+}
+
+bool merges_forward_backward(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) noexcept {
+  return t.overlap.ep_comm && layout_allows_ep_overlap(m, p);
 }
 
 std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int m, bool merge_forward_backward) {

@@ -25,8 +25,11 @@ struct PipelineUnit {
 [[nodiscard]] std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int micro_batches,
                                                        bool merge_forward_backward = false);
 
-/// Whether a step runs the merged forward-backward schedule: EP all-to-all overlap asked for, an MoE model with
-/// expert parallelism, and no pipeline or an interleaved one (Megatron-Core's condition).
+/// Whether Megatron-Core can merge forward and backward to overlap the EP all-to-all under this layout: an MoE
+/// model with expert parallelism, and no pipeline or an interleaved one.
+[[nodiscard]] bool layout_allows_ep_overlap(const ModelSpec& m, const ParallelPlan& p) noexcept;
+/// Whether a step runs the merged forward-backward schedule: EP all-to-all overlap asked for, on a layout that
+/// allows it.
 [[nodiscard]] bool merges_forward_backward(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) noexcept;
 
 }  // namespace cs
