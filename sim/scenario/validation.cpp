@@ -525,11 +525,13 @@ ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row, const Lay
   return v;
 }
 
-std::vector<ValidationRow> validate(const CsvTable& t, double level, const LayoutChooser& choose) {
-  return validate(std::vector<CsvTable>{t}, level, choose);
+std::vector<ValidationRow> validate(const CsvTable& t, double level, const LayoutChooser& choose,
+                                    const std::vector<Residual>& prior) {
+  return validate(std::vector<CsvTable>{t}, level, choose, prior);
 }
 
-std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level, const LayoutChooser& choose) {
+std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level, const LayoutChooser& choose,
+                                    const std::vector<Residual>& prior) {
   std::vector<ValidationRow> out;
   for (const CsvTable& t : tables) {
     t.require_columns(validation_columns());
@@ -540,6 +542,11 @@ std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double 
   std::vector<std::pair<std::size_t, Residual>> all;
   for (std::size_t k = 0; k < out.size(); ++k) {
     for (Residual& r : residuals_of({out[k]})) all.emplace_back(k, std::move(r));
+  }
+  // Earlier residuals of rows outside this batch (a row of the batch is there by its own prediction, or left out).
+  for (const Residual& r : prior) {
+    const bool in_batch = std::any_of(out.begin(), out.end(), [&](const ValidationRow& v) { return v.id == r.id && v.source == r.source; });
+    if (!in_batch) all.emplace_back(out.size(), r);
   }
   for (std::size_t i = 0; i < out.size(); ++i) {
     ValidationRow& v = out[i];
@@ -563,7 +570,7 @@ std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows) {
   std::vector<Residual> out;
   for (const auto& v : rows) {
     if (v.skipped || v.predicted <= 0 || v.measured <= 0) continue;
-    out.push_back(Residual{v.id, v.time_ratio(), v.fp8, v.moe, v.gpus, v.calibration_p90});
+    out.push_back(Residual{v.id, v.time_ratio(), v.fp8, v.moe, v.gpus, v.calibration_p90, v.source});
   }
   return out;
 }

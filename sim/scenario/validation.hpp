@@ -74,11 +74,13 @@ using LayoutChooser = std::function<std::optional<std::string>(Scenario&, const 
 /// The predicted rows of `rows` as step-time residuals (measured/predicted time), for error_band().
 [[nodiscard]] std::vector<Residual> residuals_of(const std::vector<ValidationRow>& rows);
 /// Predicts every row of `t`; a row that cannot be predicted is skipped with its reason, the rest still run.
-/// Each predicted row gets the error band (central `level`) that the other predicted rows of `t` give it
-/// (leave one out). Throws InputError only when the file itself lacks the columns.
-[[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t, double level = 0.9, const LayoutChooser& choose = {});
+/// Each predicted row gets the error band (central `level`) that the other predicted rows give it (leave one
+/// out), together with `prior`: residuals of earlier validations (the shipped file), less those of rows in
+/// this batch (same id and source). Throws InputError only when the file itself lacks the columns.
+[[nodiscard]] std::vector<ValidationRow> validate(const CsvTable& t, double level = 0.9, const LayoutChooser& choose = {},
+                                                  const std::vector<Residual>& prior = {});
 /// The same over the rows of several files together: each row's band comes from all the others.
 [[nodiscard]] std::vector<ValidationRow> validate(const std::vector<CsvTable>& tables, double level = 0.9,
-                                                  const LayoutChooser& choose = {});
+                                                  const LayoutChooser& choose = {}, const std::vector<Residual>& prior = {});
 
 }  // namespace cs

@@ -71,6 +71,7 @@ std::vector<Residual> parse_residuals(const CsvTable& t) {
   for (const auto& row : t.rows()) {
     Residual r;
     r.id = t.cell(row, "row_id");
+    r.source = t.cell(row, "source");
     if (r.id.empty()) throw InputError({t.file(), row.line, column_of(t, "row_id")}, "row_id", "empty row id");
     const std::string& q = t.cell(row, "quantity");
     if (const auto& known = validation_quantities(); std::find(known.begin(), known.end(), q) == known.end()) {

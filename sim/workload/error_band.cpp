@@ -52,6 +52,10 @@ ErrorBand error_band(double step_s, const BandQuery& q, const std::vector<Residu
     band.basis = "no comparable validation rows";
     return band;
   }
+  if (static_cast<int>(logs.size()) < min_samples) {
+    band.basis = "only " + std::to_string(logs.size()) + " validation rows (a band needs " + std::to_string(min_samples) + ")";
+    return band;
+  }
   std::sort(logs.begin(), logs.end());
   const double tail = (1 - level) / 2;
   const double lo = quantile(logs, tail), mid = quantile(logs, 0.5), hi = quantile(logs, 1 - tail);

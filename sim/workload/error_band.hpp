@@ -20,6 +20,7 @@ struct Residual {
   bool moe = false;
   int gpus = 0;
   double calibration_p90 = 0;  ///< kernel-fit error of the profile the row was predicted with (see error_band)
+  std::string source;          ///< the row's publication (with `id`, what tells a row from another file's)
 };
 
 /// What a prediction is: the traits that decide which residuals are comparable.
@@ -40,7 +41,8 @@ struct ErrorBand {
 
 /// The band of a predicted step time `step_s` for `q`. Comparable residuals: same precision class, dense/MoE
 /// and within 8x in GPU count; with fewer than `min_samples`, the scale condition is dropped, then the
-/// precision, then the dense/MoE one (the basis says which). `calibration_p90`: the 90th-percentile relative
+/// precision, then the dense/MoE one (the basis says which). Fewer than `min_samples` residuals in all give no
+/// band (samples 0; the basis says how many there were): the extremes of one or two ratios are no 90% interval. `calibration_p90`: the 90th-percentile relative
 /// holdout error of the profile's kernel fits (0 for datasheet profiles, whose errors are all in the
 /// validation residuals); it widens both sides in quadrature, in log space.
 [[nodiscard]] ErrorBand error_band(double step_s, const BandQuery& q, const std::vector<Residual>& residuals,

@@ -90,6 +90,43 @@ TEST(Validation, SingleGpuRowRuns) {
   EXPECT_TRUE(part_of_node);
 }
 
+// A small batch's bands: two rows alone give each other one residual, too few for a 90% band (a band from one
+// ratio has zero width). With earlier residuals of other rows the band rests on those too; an earlier residual
+// of a row in the batch (same id and source) is left out, so a row never bounds itself.
+TEST(Validation, BandsOfASmallBatchRestOnEarlierResidualsOfOtherRows) {
+  const std::map<std::string, std::string> a{
+      {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "8"}, {"model", "GPT 1.3B"},
+      {"num_layers", "24"}, {"hidden_size", "2048"}, {"num_heads", "16"}, {"vocab_size", "51200"},
+      {"seq_len", "2048"}, {"tp", "1"}, {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"},
+      {"precision", "bf16"}, {"meas_step_time_s", "1.0"}};
+  auto b = a;
+  b["row_id"] = "2";
+  const CsvTable t = CsvTable::parse(header() + row(a) + row(b), "rows.csv");
+  const auto alone = validate(t);
+  ASSERT_EQ(alone.size(), 2u);
+  EXPECT_FALSE(alone[0].band.valid()) << alone[0].band.low << "-" << alone[0].band.high;
+  EXPECT_NE(alone[0].band.basis.find("only 1 validation rows"), std::string::npos) << alone[0].band.basis;
+
+  // Earlier rows: five dense 16-bit rows 20% slow to 20% fast, and an earlier residual of row 1 itself at 10x,
+  // which must not widen row 1's band (nor row 2's: it is this batch's row 1, predicted afresh).
+  std::vector<Residual> prior;
+  const double ratios[] = {0.8, 0.9, 1.0, 1.1, 1.2};
+  for (int k = 0; k < 5; ++k) prior.push_back(Residual{"p" + std::to_string(k), ratios[k], false, false, 8, 0.0, "earlier"});
+  prior.push_back(Residual{"1", 10.0, false, false, 8, 0.0, "test"});
+  const auto with_prior = validate(t, 0.9, {}, prior);
+  ASSERT_EQ(with_prior.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const ValidationRow& v = with_prior[i];
+    ASSERT_TRUE(v.band.valid()) << v.band.basis;
+    EXPECT_EQ(v.band.samples, 6);  // five earlier rows and the batch's other row, not the 10x one
+    std::vector<Residual> expected(prior.begin(), prior.begin() + 5);
+    for (const Residual& r : residuals_of({with_prior[1 - i]})) expected.push_back(r);
+    const ErrorBand direct = error_band(v.predicted_step_s(), BandQuery{false, false, 8}, expected);
+    EXPECT_DOUBLE_EQ(v.band.low, direct.low);
+    EXPECT_DOUBLE_EQ(v.band.high, direct.high);
+  }
+}
+
 TEST(Validation, RejectsAFileWithoutTheColumns) {
   const CsvTable t = CsvTable::parse("a,b\n1,2\n", "x.csv");
   EXPECT_THROW((void)validate(t), InputError);
