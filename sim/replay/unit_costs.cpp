@@ -129,6 +129,40 @@ Time UnitCosts::FlexDispatch::time(const Op& op, const CollectiveEstimate& estim
   return std::max(inter, intra);
 }
 
+namespace {
+
+/// Work rerun forward before a backward: `compute` of the forward's kernels (at the forward's mean clock) and
+/// `ep` of its all-to-alls, with `flops` of hardware FLOPs.
+UnitCost rerun_part(const UnitCost& forward, Time compute, Time ep, Flops flops) {
+  UnitCost r;
+  r.compute = compute;
+  r.ep_comm = ep;
+  r.hardware_flops = flops;
+  r.clock_seconds = forward.compute > Time::zero()
+                        ? compute.seconds() * forward.clock_seconds / forward.compute.seconds()
+                        : 0.0;
+  append_phase(r.phases, {compute, false});
+  append_phase(r.phases, {ep, true});
+  return r;
+}
+
+/// Adds `rerun` to backward `b`, its phases first (the rerun forward runs before the backward's own work).
+void prepend_rerun(UnitCost& b, const UnitCost& rerun) {
+  b.compute += rerun.compute;
+  b.memory_kernels += rerun.memory_kernels;
+  b.tp_comm += rerun.tp_comm;
+  b.cp_comm += rerun.cp_comm;
+  b.ep_comm += rerun.ep_comm;
+  b.host_wait += rerun.host_wait;
+  b.hardware_flops += rerun.hardware_flops;
+  b.clock_seconds += rerun.clock_seconds;
+  std::vector<Phase> phases = rerun.phases;
+  for (const Phase& ph : b.phases) append_phase(phases, ph);
+  b.phases = std::move(phases);
+}
+
+}  // namespace
+
 UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
                      const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus)
     : compute_(compute), pp_(p.pp), sm_count_(sm_count), plan_(p), train_(t) {
@@ -213,45 +247,22 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         b.host_wait = bi.wait();
         layers_forward.host_wait = li.wait();
       }
+      // Recompute reruns forward work just before the backward that needs it: the chunk's transformer layers
+      // under full recompute (Megatron-LM's --recompute-granularity full), the unfused attention core under
+      // selective, or the named modules' forward ops (and a recomputed MoE block's all-to-alls).
       if (t.recompute == Recompute::full) {
-        // Full recompute reruns the chunk's transformer layers (kernels and TP collectives) before their
-        // backward, as Megatron-LM's --recompute-granularity full does.
-        b.compute += layers_forward.compute;
-        b.memory_kernels += layers_forward.memory_kernels;
-        b.tp_comm += layers_forward.tp_comm;
-        b.cp_comm += layers_forward.cp_comm;
-        b.ep_comm += layers_forward.ep_comm;
-        b.host_wait += layers_forward.host_wait;
-        b.hardware_flops += layers_forward.model_flops;
-        b.clock_seconds += layers_forward.clock_seconds;
-        std::vector<Phase> phases = layers_forward.phases;  // the rerun forward comes first
-        for (const Phase& ph : b.phases) append_phase(phases, ph);
-        b.phases = std::move(phases);
+        UnitCost rerun = layers_forward;
+        rerun.hardware_flops = layers_forward.model_flops;
+        prepend_rerun(b, rerun);
       }
       if (t.recompute == Recompute::selective && layers_forward.selective_recompute > Time::zero()) {
-        // Selective recompute reruns the unfused attention core (score GEMM, softmax, dropout) before backward.
-        b.compute += layers_forward.selective_recompute;
-        b.hardware_flops += layers_forward.selective_flops;
-        b.clock_seconds += layers_forward.selective_recompute.seconds() * layers_forward.clock_seconds /
-                           layers_forward.compute.seconds();
-        b.phases.insert(b.phases.begin(), Phase{layers_forward.selective_recompute, false});
+        prepend_rerun(b, rerun_part(layers_forward, layers_forward.selective_recompute, Time::zero(),
+                                    layers_forward.selective_flops));
       }
       if (t.recompute != Recompute::full &&
           layers_forward.module_recompute + layers_forward.module_recompute_ep > Time::zero()) {
-        // Fine-grained recompute reruns the named modules' forward ops (and a recomputed MoE block's
-        // all-to-alls) before their backward.
-        b.compute += layers_forward.module_recompute;
-        b.ep_comm += layers_forward.module_recompute_ep;
-        b.hardware_flops += layers_forward.module_flops;
-        b.clock_seconds += layers_forward.compute > Time::zero()
-                               ? layers_forward.module_recompute.seconds() * layers_forward.clock_seconds /
-                                     layers_forward.compute.seconds()
-                               : 0.0;
-        std::vector<Phase> phases;
-        append_phase(phases, {layers_forward.module_recompute, false});
-        append_phase(phases, {layers_forward.module_recompute_ep, true});
-        for (const Phase& ph : b.phases) append_phase(phases, ph);
-        b.phases = std::move(phases);
+        prepend_rerun(b, rerun_part(layers_forward, layers_forward.module_recompute,
+                                    layers_forward.module_recompute_ep, layers_forward.module_flops));
       }
       fwd_[index(s, c)] = f;
       bwd_[index(s, c)] = b;
