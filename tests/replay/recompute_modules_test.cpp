@@ -3,35 +3,20 @@
 // fixed kernel times, and on the memory model's per-token terms.
 #include <gtest/gtest.h>
 
-#include "fixed_cost_model.hpp"
 #include "sim/replay/unit_costs.hpp"
 #include "sim/workload/memory_model.hpp"
+#include "tiny_gpt.hpp"
 
 namespace cs {
 namespace {
 
-// 2 MoE layers (8 experts, top-2, expert FFN 512, gated), h = 256, one GPU: every layer is an MoE layer.
-struct TinyMoe {
-  ModelSpec model;
-  ParallelPlan plan;
-  TrainingConfig train;
-  testing::FixedCostModel compute;
+// The tiny GPT made MoE: 2 MoE layers (8 experts, top-2, expert FFN 512, gated), h = 256, one GPU.
+struct TinyMoe : testing::TinyUnits {
   TinyMoe() {
-    model.layers = 2;
-    model.hidden = 256;
-    model.heads = 4;
-    model.kv_heads = 4;
-    model.ffn_hidden = 1024;
     model.gated_ffn = true;
-    model.vocab = 1000;
-    model.seq_len = 128;
     model.experts = 8;
     model.top_k = 2;
     model.expert_ffn_hidden = 512;
-    train.seq_len = 128;
-  }
-  [[nodiscard]] UnitCosts costs() const {
-    return UnitCosts(model, plan, train, compute, [](const CollectiveRequest&) { return Time::zero(); }, 132);
   }
 };
 

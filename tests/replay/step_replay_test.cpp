@@ -6,33 +6,24 @@
 #include <string>
 #include <vector>
 
-#include "fixed_cost_model.hpp"
 #include "ring_fabric.hpp"
+#include "tiny_gpt.hpp"
 
 namespace cs {
 namespace {
 
 // A 2-layer GPT (h=256, 4 heads, FFN 1024, vocabulary 1000) trained data-parallel on one 8-GPU node.
 struct DpFixture {
-  ModelSpec model;
+  ModelSpec model = testing::tiny_gpt();
   ParallelPlan plan;
-  TrainingConfig train;
+  TrainingConfig train = testing::tiny_training();
   testing::FixedCostModel compute;
   EventEngine engine;
   testing::RingFabric fabric{engine, Bandwidth{100e9}, Time::us(10)};
   DpFixture() {
-    model.name = "tiny";
-    model.layers = 2;
-    model.hidden = 256;
-    model.heads = 4;
-    model.kv_heads = 4;
-    model.ffn_hidden = 1024;
-    model.vocab = 1000;
-    model.seq_len = 128;
     plan.dp = 8;
     train.micro_batch = 1;
     train.global_batch = 16;  // 2 micro-batches per replica
-    train.seq_len = 128;
     train.grad_bucket_bytes = 5'000'000;
   }
   StepResult run() {

@@ -3,31 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include "fixed_cost_model.hpp"
+#include "tiny_gpt.hpp"
 
 namespace cs {
 namespace {
 
-// The tiny GPT of step_replay_test (2 layers, h=256, FFN 1024, vocabulary 1000) on one GPU.
-struct Tiny {
-  ModelSpec model;
-  ParallelPlan plan;
-  TrainingConfig train;
-  testing::FixedCostModel compute;
-  Tiny() {
-    model.layers = 2;
-    model.hidden = 256;
-    model.heads = 4;
-    model.kv_heads = 4;
-    model.ffn_hidden = 1024;
-    model.vocab = 1000;
-    model.seq_len = 128;
-    train.seq_len = 128;
-  }
-  [[nodiscard]] UnitCosts costs() const {
-    return UnitCosts(model, plan, train, compute, [](const CollectiveRequest&) { return Time::zero(); }, 132);
-  }
-};
+// The tiny GPT of step_replay_test on one GPU.
+using Tiny = testing::TinyUnits;
 
 // FixedCostModel: GEMM 1 ms, attention 2 / 4 ms, other kernels 0.1 ms. Forward = 2 layers x 6.5 ms + embedding
 // 0.1 + output 1.2 = 14.3 ms over 2 x 10 + 1 + 3 = 24 operators; backward 27.3 ms over 2 x 14 + 1 + 4 = 33.
