@@ -83,7 +83,10 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
 
   const std::string hw = cell("hardware");
   std::string profile, topology;
-  if (contains(hw, "A100")) { profile = "a100-sxm"; topology = "dgx-a100"; }
+  // The export variants first (a cell may name the parent too): their parent's compute, NVLink cut to 400 GB/s.
+  if (contains(hw, "A800")) { profile = "a800-sxm"; topology = "hgx-a800"; }
+  else if (contains(hw, "H800")) { profile = "h800-sxm"; topology = "hgx-h800"; }
+  else if (contains(hw, "A100")) { profile = "a100-sxm"; topology = "dgx-a100"; }
   else if (contains(hw, "H200")) { profile = "h200"; topology = "dgx-h200"; }
   // The H100 SXM is the H200's compute die under the same 700 W limit: its rows use the H200's measured GEMM and
   // attention fits and power-cap model (sustained clocks), with the H100's own HBM (docs/validation.md).

@@ -2,10 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/topology/router.hpp"
-
+#include <filesystem>
 #include <fstream>
 #include <set>
+
+#include "sim/topology/router.hpp"
 
 #include "sim/core/error.hpp"
 
@@ -180,7 +181,14 @@ TEST(Topology, EveryShippedFileLoads) {
       {"dgx-h100", 8},           {"dgx-h200", 2048},        {"dgx-a100", 640},   {"pcie-4090", 64},
       {"dgx-h100-ib-switch", 64}, {"hgx-h100-roce", 1024},  {"dgx-h100-rail-only", 1024},
       {"dgx-h100-fat-tree-2to1", 512}, {"dgx-h100-torus", 128}, {"dgx-h100-hypercube", 256},
-      {"dgx-b200", 1024}};
+      {"dgx-b200", 1024},        {"hgx-h800", 2048},        {"hgx-a800", 640},
+      {"dgx-h100-3tier", 4096},  {"dgx-h100-rail-2to1", 1024}};
+  // The list is every file of topologies/: a new file must be added here to be loaded.
+  std::size_t shipped = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(CS_SOURCE_DIR) + "/topologies")) {
+    shipped += e.path().extension() == ".yaml" ? 1 : 0;
+  }
+  EXPECT_EQ(shipped, std::size(files));
   for (const auto& [name, gpus] : files) {
     const Topology t = load_topology(name, gpus);
     Router router(t);
