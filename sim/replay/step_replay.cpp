@@ -45,7 +45,8 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
       engine_(engine),
       layout_(p),
       micro_batches_(static_cast<int>(t.micro_batches(p))),
-      virtual_(p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1) {
+      virtual_(p.chunks()),
+      chunk_micro_batches_(p.schedule == PipelineSchedule::dualpipe ? micro_batches_ / 2 : micro_batches_) {
   stages_.resize(static_cast<std::size_t>(p.pp));
   for (int s = 0; s < p.pp; ++s) {
     Stage& st = stages_[static_cast<std::size_t>(s)];
@@ -56,8 +57,12 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
     st.gather_issued.assign(st.order.size(), zero3() ? 0 : 1);
     dp_groups_.emplace_back(std::make_shared<const GroupList::Groups>(layout_.dp_groups(s)));
   }
-  // The first virtual stage's forwards read the data loader: their inputs are ready from the start.
-  for (int mb = 0; mb < micro_batches_; ++mb) stages_[0].ready[slot(true, mb, 0)] = 1;
+  // The first piece's forwards read the data loader: their inputs are ready from the start (under DualPipe on
+  // both end ranks, each for its direction's micro-batches).
+  for (int c = 0; c < (p.schedule == PipelineSchedule::dualpipe ? 2 : 1); ++c) {
+    const auto [stage, chunk] = p.place(0, c);
+    for (int mb = 0; mb < chunk_micro_batches_; ++mb) stages_[static_cast<std::size_t>(stage)].ready[slot(true, mb, chunk)] = 1;
+  }
 }
 
 StepReplay::~StepReplay() = default;
@@ -178,7 +183,7 @@ void StepReplay::try_start(int s) {
   // while it runs, so their reduction overlaps the rest of the backward pass.
   for (std::size_t k = 0; k < count; ++k) {
     const PipelineUnit& x = st.order[st.next + k];
-    if (!x.forward && st.backward_done[static_cast<std::size_t>(x.chunk)] == micro_batches_ - 1) {
+    if (!x.forward && st.backward_done[static_cast<std::size_t>(x.chunk)] == chunk_micro_batches_ - 1) {
       release_buckets(s, x.chunk, start, dur);
     }
   }
@@ -211,15 +216,19 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
   if (count > 1) st.sums.ep_comm += std::max(Time::zero(), (engine_.now() - start) - stream_work);
   emit(s, "compute", std::move(name), start, engine_.now());
 
-  const int last_vs = plan_.pp * virtual_ - 1;
+  // The micro-batch moves on to the next piece (forward) or the previous one (backward), wherever its
+  // direction places it (ParallelPlan::place).
+  const int last_piece = plan_.pieces() - 1;
+  const bool dual = plan_.schedule == PipelineSchedule::dualpipe;
   for (std::size_t k = 0; k < count; ++k) {
     const PipelineUnit u = st.order[index + k];
-    const int vs = u.chunk * plan_.pp + s;
+    const int piece = plan_.piece(s, u.chunk);
+    const int direction = dual ? u.chunk : 0;
     if (u.forward) {
-      if (vs < last_vs) transfer(vs, vs + 1, true, u.micro_batch);
+      if (piece < last_piece) transfer(s, plan_.place(piece + 1, direction), true, u.micro_batch);
       else st.ready[slot(false, u.micro_batch, u.chunk)] = 1;  // the loss is here: backward may start
     } else {
-      if (vs > 0) transfer(vs, vs - 1, false, u.micro_batch);
+      if (piece > 0) transfer(s, plan_.place(piece - 1, direction), false, u.micro_batch);
       ++st.backward_done[static_cast<std::size_t>(u.chunk)];
     }
   }
@@ -230,8 +239,8 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
   maybe_finish(s);
 }
 
-void StepReplay::transfer(int from_vs, int to_vs, bool forward, int mb) {
-  const int from = from_vs % plan_.pp, to = to_vs % plan_.pp, chunk = to_vs / plan_.pp;
+void StepReplay::transfer(int from, std::pair<int, int> to_place, bool forward, int mb) {
+  const auto [to, chunk] = to_place;
   const auto arrive = [this, to, forward, mb, chunk] {
     stages_[static_cast<std::size_t>(to)].ready[slot(forward, mb, chunk)] = 1;
     try_start(to);

@@ -89,7 +89,8 @@ class StepReplay {
   void enqueue_dp(int s, DpWork work);
   void pump_dp(int s);
   void maybe_finish(int s);
-  void transfer(int from_vs, int to_vs, bool forward, int micro_batch);
+  /// Sends a micro-batch's activation (or its gradient) from stage `from` to {stage, chunk} `to`.
+  void transfer(int from, std::pair<int, int> to, bool forward, int micro_batch);
   void emit(int s, const char* stream, std::string name, Time start, Time end);
   /// The (sender, receiver) pairs of a pipeline hop between stages, built on first use.
   [[nodiscard]] const GroupList& p2p_pairs(int from, int to);
@@ -106,7 +107,8 @@ class StepReplay {
   std::vector<GroupList> dp_groups_;                    ///< per stage
   std::map<std::pair<int, int>, GroupList> p2p_pairs_;  ///< per (from, to) stage
   int micro_batches_;
-  int virtual_;
+  int virtual_;              ///< chunks per rank (ParallelPlan::chunks)
+  int chunk_micro_batches_;  ///< micro-batches each chunk runs: all of them, or half of them per DualPipe direction
   Time step_start_;  ///< engine time at which run() started the step
   std::vector<Stage> stages_;
   std::vector<ReplayObserver*> observers_;

@@ -192,7 +192,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     f.fanout = dispatch_fanout(m, p.ep, f.nodes);
     flex_ = std::move(f);
   }
-  const int v = p.virtual_stages;
+  const int v = p.chunks();
   const std::size_t n = static_cast<std::size_t>(p.pp * v);
   fwd_.resize(n);
   bwd_.resize(n);
@@ -210,7 +210,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
 
   for (int c = 0; c < v; ++c) {
     for (int s = 0; s < p.pp; ++s) {
-      const int vs = c * p.pp + s;
+      const int vs = p.piece(s, c);
       // The unit's parts in the order the host issues them forward (the backward runs them in reverse); full
       // recompute reruns the transformer layers among them, not the embedding or the heads.
       struct Part {
@@ -221,7 +221,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       if (vs == 0) parts.push_back({&embed, false});
       const auto [first, last] = virtual_stage_layers(m, p, vs);
       for (int l = first; l < last; ++l) parts.push_back({(m.is_moe() && l >= m.dense_layers) ? &moe : &dense, true});
-      if (vs == p.pp * v - 1) {
+      if (vs == p.pieces() - 1) {
         parts.push_back({&output, false});
         // Multi-token prediction modules: each a layer of the model's last kind plus its head (layer_ops.hpp).
         for (int d = 0; d < m.mtp_layers; ++d) {

@@ -10,14 +10,23 @@ namespace {
 /// Layers of stage `stage` (all virtual chunks together) and how many of them are MoE layers.
 std::pair<int, int> stage_layers(const ModelSpec& m, const ParallelPlan& p, int stage) {
   int total = 0, moe = 0;
-  for (int c = 0; c < p.virtual_stages; ++c) {
-    const auto [first, last] = virtual_stage_layers(m, p, c * p.pp + stage);
+  for (int c = 0; c < p.chunks(); ++c) {
+    const auto [first, last] = virtual_stage_layers(m, p, p.piece(stage, c));
     for (int l = first; l < last; ++l) {
       ++total;
       if (m.is_moe() && l >= m.dense_layers) ++moe;
     }
   }
   return {total, moe};
+}
+
+/// Whether pipeline rank `stage` holds the model's last piece (output head, loss, MTP modules): the last rank,
+/// and under DualPipe the first too.
+bool holds_last_piece(const ParallelPlan& p, int stage) {
+  for (int c = 0; c < p.chunks(); ++c) {
+    if (p.piece(stage, c) == p.pieces() - 1) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -31,10 +40,15 @@ double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
     params += moe * (experts_local * m.ffn_params(true) / p.etp() + m.shared_experts * m.ffn_params(true) / p.tp +
                      h * m.experts);
   }
+  // The first piece holds the embedding, the last the output head (and the MTP modules); under DualPipe the
+  // first and the last rank each hold both.
+  bool first = false;
+  for (int c = 0; c < p.chunks(); ++c) first |= p.piece(stage, c) == 0;
+  const bool last = holds_last_piece(p, stage);
   const double embed = static_cast<double>(m.vocab) * h / p.tp;
-  if (stage == 0) params += embed;
-  if (stage == p.pp - 1 && !(m.tied_embeddings && p.pp == 1)) params += embed;
-  if (stage == p.pp - 1 && m.mtp_layers > 0) {
+  if (first) params += embed;
+  if (last && !(m.tied_embeddings && p.pp == 1)) params += embed;
+  if (last && m.mtp_layers > 0) {
     // Each multi-token prediction module: a layer of the model's last kind, its 2h -> h projection and norms
     // (the embedding and output head are shared).
     double layer = m.attention_params() / p.tp + 2.0 * h * h / p.tp;
@@ -119,16 +133,23 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
         // Korthikanti et al. Sec. 4.2.3: the first stage holds p * (1 + (p-1)/(p*v)) micro-batches' worth.
         in_flight = std::min<double>(mb, (p.pp - stage) * (1.0 + (p.pp - 1.0) / (p.pp * p.virtual_stages)));
         break;
+      case PipelineSchedule::dualpipe:
+        // DualPipe holds pp + 1 micro-batches of one piece (arXiv 2412.19437 Table 2); `layers` below counts
+        // both of the rank's pieces, hence the half.
+        in_flight = std::min<double>(mb, p.pp + 1.0) / 2.0;
+        break;
     }
     // The merged forward-backward schedule of EP overlap runs one more forward in the warm-up.
-    if (merges_forward_backward(m, p, t)) in_flight = std::min(mb, in_flight + 1.0);
+    // (DualPipe's pp + 1 already counts it.)
+    if (merges_forward_backward(m, p, t) && p.schedule != PipelineSchedule::dualpipe) in_flight = std::min(mb, in_flight + 1.0);
     double act = in_flight * ((layers - moe) * activation_bytes_per_layer(m, p, t, false).value() +
                               moe * activation_bytes_per_layer(m, p, t, true).value());
-    if (stage == p.pp - 1 && m.mtp_layers > 0) {
+    const bool last = holds_last_piece(p, stage);
+    if (last && m.mtp_layers > 0) {
       act += in_flight * m.mtp_layers * activation_bytes_per_layer(m, p, t, m.is_moe()).value();
     }
     const double tokens = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
-    if (stage == p.pp - 1) act += tokens * static_cast<double>(m.vocab) / p.tp * (4.0 + 2.0);  // fp32 logits + bf16
+    if (last) act += tokens * static_cast<double>(m.vocab) / p.tp * (4.0 + 2.0);  // fp32 logits + bf16
     if (p.zero_stage >= 3) act += 2.0 * (m.attention_params() + m.ffn_params()) / p.tp * weight_bytes;  // gathered layers
     b.activations = Bytes{act};
     // NCCL channel buffers for the TP, DP and PP communicators (NCCL_BUFFSIZE 4 MiB x channels x peers).

@@ -9,6 +9,7 @@ std::string to_string(PipelineSchedule s) {
     case PipelineSchedule::gpipe: return "gpipe";
     case PipelineSchedule::one_f_one_b: return "1f1b";
     case PipelineSchedule::interleaved: return "interleaved-1f1b";
+    case PipelineSchedule::dualpipe: return "dualpipe";
   }
   return "?";
 }
@@ -104,13 +105,13 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (t.overlap.ep_comm) {
     // Megatron-Core's own conditions for overlap_moe_expert_parallel_comm (TransformerConfig checks).
     if (!m.is_moe() || p.ep < 2) fail("training.overlap.ep_comm", "needs an MoE model with expert parallelism (ep > 1)");
-    if (p.pp > 1 && p.schedule != PipelineSchedule::interleaved) {
-      fail("training.overlap.ep_comm", "with pp > 1 needs schedule interleaved-1f1b (virtual stages), as Megatron-Core requires");
+    if (p.pp > 1 && p.schedule != PipelineSchedule::interleaved && p.schedule != PipelineSchedule::dualpipe) {
+      fail("training.overlap.ep_comm", "with pp > 1 needs schedule interleaved-1f1b (virtual stages, as Megatron-Core requires) or dualpipe");
     }
     if (t.recompute == Recompute::full) fail("training.overlap.ep_comm", "cannot be combined with full recompute (Megatron-Core)");
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::interleaved) {
-    fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b");
+    fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b (dualpipe holds two pieces per rank by itself)");
   }
   if (t.seq_len % p.cp != 0 || (p.cp > 1 && (t.seq_len / p.cp) % 2 != 0)) fail("training.seq_len", "must split evenly (in halves) over cp ranks");
   if (p.ep > 1 && !m.is_moe()) fail("parallelism.ep", "expert parallelism needs an MoE model");
@@ -136,6 +137,14 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   const std::int64_t mb = t.micro_batches(p);
   if (p.schedule == PipelineSchedule::interleaved && mb % p.pp != 0) {
     fail("training.global_batch", "interleaved 1F1B needs micro-batches per step (" + std::to_string(mb) + ") divisible by pp");
+  }
+  if (p.schedule == PipelineSchedule::dualpipe) {
+    // DualPipe's own conditions (deepseek-ai/DualPipe: num_ranks even, num_chunks even and >= 2 * num_ranks).
+    if (p.pp < 2 || p.pp % 2 != 0) fail("parallelism.pp", "dualpipe needs an even pp of at least 2");
+    if (mb % 2 != 0 || mb < 2 * p.pp) {
+      fail("training.global_batch", "dualpipe needs an even number of micro-batches per step, at least 2 * pp (" +
+                                        std::to_string(2 * p.pp) + "); got " + std::to_string(mb));
+    }
   }
 }
 

@@ -16,7 +16,9 @@ namespace cs {
 
 class InputNode;
 
-enum class PipelineSchedule { gpipe, one_f_one_b, interleaved };
+/// DualPipe (DeepSeek-V3, arXiv 2412.19437 Sec. 3.2.1): micro-batches enter from both ends of the pipeline; each
+/// rank holds two model pieces, one per direction (pipeline_schedule.hpp).
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved, dualpipe };
 enum class Recompute { none, selective, full };
 
 struct ParallelPlan {
@@ -51,6 +53,26 @@ struct ParallelPlan {
   int last_stage_layers = -1;
 
   [[nodiscard]] int gpus() const noexcept { return tp * pp * dp * cp; }
+  /// Model chunks each pipeline rank holds and runs: the virtual stages of interleaved 1F1B, two under DualPipe
+  /// (one per direction), else one.
+  [[nodiscard]] int chunks() const noexcept {
+    return schedule == PipelineSchedule::interleaved ? virtual_stages : schedule == PipelineSchedule::dualpipe ? 2 : 1;
+  }
+  /// Pieces the model's layers are split into along the pipeline: pp x virtual stages under interleaving, else pp
+  /// (DualPipe holds every piece twice: piece s on rank s for one direction and on rank pp-1-s for the other).
+  [[nodiscard]] int pieces() const noexcept { return schedule == PipelineSchedule::interleaved ? pp * virtual_stages : pp; }
+  /// The piece chunk `chunk` of pipeline rank `stage` holds.
+  [[nodiscard]] int piece(int stage, int chunk) const noexcept {
+    if (schedule == PipelineSchedule::dualpipe) return chunk == 0 ? stage : pp - 1 - stage;
+    return chunk * pp + stage;
+  }
+  /// Where piece `piece` runs for a micro-batch of direction (DualPipe) or chunk sequence `chunk_of_direction`:
+  /// {stage, chunk}. Under interleaving a micro-batch moves to the next chunk after the last stage; under
+  /// DualPipe it keeps its chunk (its direction) and the stages run backwards for chunk 1.
+  [[nodiscard]] std::pair<int, int> place(int piece, int chunk_of_direction) const noexcept {
+    if (schedule == PipelineSchedule::dualpipe) return chunk_of_direction == 0 ? std::pair{piece, 0} : std::pair{pp - 1 - piece, 1};
+    return {piece % pp, piece / pp};
+  }
   /// The expert tensor-parallel size in effect.
   [[nodiscard]] int etp() const noexcept { return expert_tp > 0 ? expert_tp : tp; }
 };

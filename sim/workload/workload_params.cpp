@@ -9,7 +9,8 @@ namespace cs {
 const EnumTable<PipelineSchedule>& schedule_names() {
   static const EnumTable<PipelineSchedule> t{{PipelineSchedule::gpipe, "gpipe"},
                                              {PipelineSchedule::one_f_one_b, "1f1b"},
-                                             {PipelineSchedule::interleaved, "interleaved-1f1b"}};
+                                             {PipelineSchedule::interleaved, "interleaved-1f1b"},
+                                             {PipelineSchedule::dualpipe, "dualpipe"}};
   return t;
 }
 const EnumTable<Recompute>& recompute_names() {
@@ -148,7 +149,8 @@ const ParamTable<ParallelPlan>& parallel_plan_params() {
     p.field("sequence_parallel", &ParallelPlan::sequence_parallel,
             {.help = "Megatron sequence parallelism", .default_text = "true when tp > 1"});
     p.choice("schedule", &ParallelPlan::schedule, schedule_names(),
-             {.help = "pipeline schedule", .default_text = "1f1b (interleaved-1f1b when virtual_stages > 1)"});
+             {.help = "pipeline schedule (dualpipe: DeepSeek-V3's bidirectional pipeline, two model pieces per rank)",
+              .default_text = "1f1b (interleaved-1f1b when virtual_stages > 1)"});
     ParamSpec mode{.key = "dp_mode", .type = ParamType::choice,
                    .help = "torch DistributedDataParallel, or single-process DataParallel (one node, no TP/PP/ZeRO)",
                    .default_text = "ddp", .choices = {"ddp", "single-process"}};
