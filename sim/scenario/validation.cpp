@@ -195,6 +195,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       m.shared_experts = z->shared_experts;
     }
     if (z && z->is_moe()) m.dense_layers = z->dense_layers;
+    // Group-limited routing is the family's (DeepSeek-V3: a token's experts from its 4 best of 8 groups).
+    if (z && z->is_moe() && z->experts == m.experts && z->router_groups > 0) {
+      m.router_groups = z->router_groups;
+      m.router_group_topk = z->router_group_topk;
+      filled.push_back("routing to " + std::to_string(z->router_group_topk) + " of " + std::to_string(z->router_groups) + " expert groups");
+    }
     if (!m.gated_ffn && !z) m.gated_ffn = true;  // every MoE family of 2024-25 (Mixtral, DeepSeek, Qwen) uses SwiGLU
   }
   if (z) assumptions.push_back("as preset " + preset->first + (filled.empty() ? std::string() : ": " + [&] {
@@ -233,7 +239,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
   const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
   const std::string vpp = cell("vpp_interleave");
-  if (auto v = num("vpp_interleave"); v && *v > 1) {
+  const bool says_dualpipe = contains(lower(vpp + " " + notes + " " + fw), "dualpipe");
+  if (says_dualpipe && p.pp > 1 && p.pp % 2 == 0) {
+    // DeepSeek-V3's bidirectional pipeline, two model pieces per rank (arXiv 2412.19437 Sec. 3.2.1).
+    p.schedule = PipelineSchedule::dualpipe;
+    assumptions.push_back("DualPipe");
+  } else if (auto v = num("vpp_interleave"); v && *v > 1) {
     p.virtual_stages = static_cast<int>(*v);
     p.schedule = PipelineSchedule::interleaved;
   } else if (p.pp > 1 && (contains(vpp, "interleaved") || (vpp.empty() && nemo))) {
@@ -287,14 +298,16 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // The all-to-all overlapped with the paired micro-batch, where the row says so (Megatron-Core's merged
     // forward-backward 1F1B, overlap_moe_expert_parallel_comm; Megatron-Bridge's moe_a2a_overlap).
     const std::string ln = lower(notes);
-    const bool says_overlap = contains(ln, "all-to-all overlapped") || contains(ln, "a2a overlap") ||
+    // DualPipe overlaps its forward-backward couples' all-to-alls by design.
+    const bool says_overlap = p.schedule == PipelineSchedule::dualpipe || contains(ln, "all-to-all overlapped") || contains(ln, "a2a overlap") ||
                               contains(ln, "all-to-all overlap") || contains(ln, "ep overlap") ||
                               contains(ln, "ep comm overlap") || contains(ln, "1f1b overlap") ||
                               contains(ln, "combined 1f1b") || contains(ln, "overlap_moe_expert_parallel_comm") ||
                               contains(ln, "moe_a2a_overlap");
     if (says_overlap && layout_allows_ep_overlap(m, p)) {
       sc.training.overlap.ep_comm = true;
-      assumptions.push_back("EP all-to-all overlapped (merged forward-backward 1F1B)");
+      assumptions.push_back(p.schedule == PipelineSchedule::dualpipe ? "EP all-to-all overlapped (DualPipe's forward-backward couples)"
+                                                                     : "EP all-to-all overlapped (merged forward-backward 1F1B)");
     } else if (says_overlap) {
       // Megatron-Core merges forward and backward only with interleaving when there is a pipeline.
       assumptions.push_back("EP overlap stated but not modelled (needs EP > 1 and, with PP > 1, interleaving)");
@@ -360,8 +373,10 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       }
     }
     RecomputeModules& rm = tr.recompute_modules;
-    rm.layernorm = words.contains("layernorm");
-    rm.mla_up_proj = words.contains("mla_up_proj") || words.contains("up_proj");
+    rm.layernorm = words.contains("layernorm") || words.contains("rmsnorm");
+    // "MLA up-projection" (DeepSeek-V3's wording) as well as Megatron-Core's module name.
+    rm.mla_up_proj = words.contains("mla_up_proj") || words.contains("up_proj") ||
+                     (words.contains("mla") && (words.contains("up") || words.contains("upprojection")));
     rm.mlp = words.contains("mlp");
     rm.moe_act = words.contains("moe_act");
     rm.moe = words.contains("moe");
@@ -419,6 +434,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     assumptions.push_back("global batch " + std::to_string(tr.global_batch) + " taken as " + std::to_string(rounded) +
                           " (a multiple of micro-batch x DP " + std::to_string(per_step) + "; the row measures a rate per GPU)");
     tr.global_batch = rounded;
+  }
+  if (p.schedule == PipelineSchedule::dualpipe && (tr.micro_batches(p) % 2 != 0 || tr.micro_batches(p) < 2 * p.pp)) {
+    p.schedule = PipelineSchedule::one_f_one_b;
+    tr.overlap.ep_comm = false;
+    assumptions.push_back("1F1B, not DualPipe (it needs an even number of micro-batches, at least 2 x PP)");
   }
   if (p.schedule == PipelineSchedule::interleaved && tr.micro_batches(p) % p.pp != 0) {
     p.virtual_stages = 1;

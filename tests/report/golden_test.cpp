@@ -59,7 +59,7 @@ TEST_P(Golden, ResultMatchesTheRecordedOne) {
 INSTANTIATE_TEST_SUITE_P(Scenarios, Golden,
                          ::testing::Values("gpt3-175b-1024xh100", "gpt3-1.3b-8xh100-dp", "gpt3-13b-32xh100-one-switch",
                                            "gpt-1.3b-1xh200", "qwen3-moe-6layer-1xh200-eager", "deepseek-v3-1024xh100",
-                                           "qwen3-235b-256xh100"),
+                                           "qwen3-235b-256xh100", "deepseek-v3-2048xh800"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            std::string s = i.param;
                            for (char& c : s) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
