@@ -83,6 +83,17 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
 
   const std::string hw = cell("hardware");
   std::string profile, topology;
+  const std::string uhw = [&] {
+    std::string u = hw;
+    for (char& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return u;
+  }();
+  // Hopper parts whose names contain an SXM part's but whose memory, power and nodes differ: not priced as it.
+  if (contains(uhw, "GH200") || (contains(uhw, "H100") && (contains(uhw, "PCIE") || contains(uhw, " NVL")))) {
+    skip = "hardware \"" + hw + "\" has no device profile (GH200, H100 PCIe and H100 NVL differ from the SXM parts in "
+           "memory, power and node)";
+    return std::nullopt;
+  }
   // The export variants first (a cell may name the parent too): their parent's compute, NVLink cut to 400 GB/s.
   if (contains(hw, "A800")) { profile = "a800-sxm"; topology = "hgx-a800"; }
   else if (contains(hw, "H800")) { profile = "h800-sxm"; topology = "hgx-h800"; }

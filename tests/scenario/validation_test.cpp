@@ -155,6 +155,31 @@ TEST(Validation, ExportVariantsRunOnTheirParentsComputeWithLessNvlink) {
   EXPECT_EQ(rows[3].step.breakdown.compute, rows[2].step.breakdown.compute);
 }
 
+// Parts whose names contain an SXM part's (GH200 contains "H200") but whose memory, power and nodes differ are
+// skipped with that reason rather than priced as the SXM part.
+TEST(Validation, LookAlikeHopperPartsAreSkippedNotMispriced) {
+  const std::map<std::string, std::string> base{
+      {"row_id", "1"}, {"source", "test"}, {"gpu_count", "8"}, {"model", "GPT 1.3B"}, {"num_layers", "24"},
+      {"hidden_size", "2048"}, {"num_heads", "16"}, {"vocab_size", "51200"}, {"seq_len", "2048"}, {"tp", "1"},
+      {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"}, {"precision", "bf16"}, {"meas_step_time_s", "1.0"}};
+  std::string csv = header();
+  const char* parts[] = {"GH200 96GB (Alps)", "H100 PCIe 80GB", "H100 NVL 94GB", "H100-SXM5-80GB"};
+  int id = 0;
+  for (const char* hw : parts) {
+    auto r = base;
+    r["row_id"] = std::to_string(++id);
+    r["hardware"] = hw;
+    csv += row(r);
+  }
+  const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
+  ASSERT_EQ(rows.size(), 4u);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << parts[i];
+    EXPECT_NE(rows[static_cast<std::size_t>(i)].skipped->find("no device profile"), std::string::npos);
+  }
+  EXPECT_FALSE(rows[3].skipped.has_value());
+}
+
 TEST(Validation, RejectsAFileWithoutTheColumns) {
   const CsvTable t = CsvTable::parse("a,b\n1,2\n", "x.csv");
   EXPECT_THROW((void)validate(t), InputError);
