@@ -470,18 +470,19 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     return std::nullopt;
   }
   if (choose_layout || choose_batching) {
-    PlanFilter keep;
+    // No schedule the row does not state: DualPipe only where it says so.
+    PlanFilter keep = [](const ParallelPlan& q, const Overlap&) { return q.schedule != PipelineSchedule::dualpipe; };
     if (choose_layout && (contains(fw, "Megatron") || nemo)) {
       // Megatron-Core shards optimizer state (its distributed optimizer, ZeRO-1) and nothing more.
       keep = [ep_comm = tr.overlap.ep_comm](const ParallelPlan& q, const Overlap& o) {
-        return q.zero_stage <= 1 && (ep_comm || !o.ep_comm);
+        return q.zero_stage <= 1 && (ep_comm || !o.ep_comm) && q.schedule != PipelineSchedule::dualpipe;
       };
     }
     if (choose_batching) {
       // The layout as stated, and no TP or EP overlap the row's framework does not say it has.
       keep = [given = p, tp_comm = tr.overlap.tp_comm, ep_comm = tr.overlap.ep_comm](const ParallelPlan& q, const Overlap& o) {
         return q.tp == given.tp && q.pp == given.pp && q.cp == given.cp && q.dp == given.dp && q.zero_stage == 3 &&
-               (tp_comm || !o.tp_comm) && (ep_comm || !o.ep_comm);
+               q.schedule == given.schedule && (tp_comm || !o.tp_comm) && (ep_comm || !o.ep_comm);
       };
     }
     const auto how = choose(sc, keep);

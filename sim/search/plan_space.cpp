@@ -29,6 +29,7 @@ void apply_candidate(const PlanCandidate& c, TrainingConfig& t) {
 std::string describe(const PlanCandidate& c) {
   const ParallelPlan& p = c.plan;
   std::string s = fmt::format("tp{} cp{} pp{} vpp{} dp{}", p.tp, p.cp, p.pp, p.virtual_stages, p.dp);
+  if (p.schedule == PipelineSchedule::dualpipe) s += " dualpipe";
   if (p.ep > 1) s += fmt::format(" ep{}", p.ep);
   s += fmt::format(" mb{} {} zero{}", c.micro_batch, to_string(c.recompute), p.zero_stage);
   std::string o;
@@ -86,6 +87,13 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
             for (const int mb : divisors(base.global_batch / dp)) {
               const std::int64_t micro_batches = base.global_batch / (static_cast<std::int64_t>(mb) * dp);
               if (v > 1 && micro_batches % pp != 0) continue;
+              // DualPipe beside plain 1F1B where its conditions hold (even pp, an even number of at least 2 pp
+              // micro-batches).
+              std::vector<PipelineSchedule> schedules{v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b};
+              if (v == 1 && pp >= 2 && pp % 2 == 0 && micro_batches % 2 == 0 && micro_batches >= 2 * pp) {
+                schedules.push_back(PipelineSchedule::dualpipe);
+              }
+              for (const PipelineSchedule schedule : schedules) {
               for (const Recompute rc : recomputes) {
                 for (int zero = 0; zero <= (dp * cp > 1 ? 3 : 0); ++zero) {
                   PlanCandidate c;
@@ -96,13 +104,14 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
                   c.plan.ep = ep;
                   c.plan.virtual_stages = v;
                   c.plan.sequence_parallel = tp > 1;
-                  c.plan.schedule = v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b;
+                  c.plan.schedule = schedule;
                   c.plan.zero_stage = zero;
                   c.micro_batch = mb;
                   c.recompute = rc;
                   const bool grad = dp * cp > 1, param = zero >= 1 && dp * cp > 1, tpc = tp > 1;
                   // MoE all-to-all overlap where Megatron-Core allows it (EP, interleaving with a pipeline, no
-                  // full recompute); it holds one more micro-batch, so its memory is checked on its own.
+                  // full recompute) or DualPipe pairs its couples; it holds one more micro-batch, so its memory is
+                  // checked on its own.
                   const bool epc = layout_allows_ep_overlap(m, c.plan) && rc != Recompute::full && micro_batches >= 2;
                   const int variants = (grad ? 2 : 1) * (param ? 2 : 1) * (tpc ? 2 : 1);
                   for (const bool e : epc ? std::vector<bool>{true, false} : std::vector<bool>{false}) {
@@ -128,6 +137,7 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
                     }
                   }
                 }
+              }
               }
             }
           }

@@ -102,6 +102,10 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
                              static_cast<double>(sc_.model.hidden) * 2.0 / p.tp;
     const double p2p = collective(CollectiveKind::send_recv, act_bytes, p, Group::p2p).seconds();
     bubble = (lc.f + lc.b).seconds() * layers_per_stage / p.virtual_stages * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
+    if (p.schedule == PipelineSchedule::dualpipe) {
+      // DualPipe's (pp/2 - 1)(F&B + B - 3W) with the weight gradient inside the backward (W = 0, as replayed).
+      bubble = (per_layer + lc.b.seconds()) * layers_per_stage * (p.pp / 2 - 1.0) + p2p * 2.0 * (p.pp - 1.0);
+    }
   }
   // The busiest stage's parameters (the first or last, which hold the embedding or the output layer).
   const double params = std::max(params_per_gpu(sc_.model, p, 0), params_per_gpu(sc_.model, p, p.pp - 1));
@@ -110,9 +114,9 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
     // Gradients are reduced in buckets (grad_bucket_bytes each, per chunk as the replay does): each bucket pays
     // the collective's latency, which dominates for large DP groups.
     const double grad_bytes = params * reduced_gradient_bytes(sc_.training);
-    const double buckets = std::max(1.0, std::ceil(grad_bytes / p.virtual_stages /
+    const double buckets = std::max(1.0, std::ceil(grad_bytes / p.chunks() /
                                                    static_cast<double>(sc_.training.grad_bucket_bytes))) *
-                           p.virtual_stages;
+                           p.chunks();
     const double bucket = collective(p.zero_stage >= 1 ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
                                      grad_bytes / buckets, p, Group::dp)
                               .seconds();
@@ -125,11 +129,12 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
     }
     if (p.zero_stage >= 3) {
       // Every unit gathers its chunk's weights, forward and backward.
-      const double chunk_bytes = params / p.virtual_stages * gathered_param_bytes(sc_.training);
+      const double chunk_bytes = params / p.chunks() * gathered_param_bytes(sc_.training);
       const double gather = collective(CollectiveKind::all_gather, chunk_bytes, p, Group::dp).seconds();
-      const double unit = per_layer * layers_per_stage / p.virtual_stages;
+      const double unit = per_layer * layers_per_stage / p.chunks();
       const double exposed = c.overlap.param_gather ? std::max(0.0, gather * 2.0 - unit) : gather * 2.0;
-      param_gather = exposed * m * p.virtual_stages;
+      // Units per step: each of m micro-batches through each chunk; DualPipe's chunks take half of them each.
+      param_gather = exposed * m * (p.schedule == PipelineSchedule::dualpipe ? 1 : p.chunks());
     }
   }
   const double opt_bytes = params / (p.zero_stage >= 1 ? shard : 1.0) * 30.0;  // Adam: 30 B per parameter

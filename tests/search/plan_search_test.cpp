@@ -96,7 +96,7 @@ training: {global_batch: 32, precision: bf16}
     if (c.overlap.ep_comm) {
       ++overlapped;
       EXPECT_GT(p.ep, 1);
-      EXPECT_TRUE(p.pp == 1 || p.virtual_stages > 1) << describe(c);
+      EXPECT_TRUE(p.pp == 1 || p.virtual_stages > 1 || p.schedule == PipelineSchedule::dualpipe) << describe(c);
       EXPECT_NE(c.recompute, Recompute::full);
       with.push_back(c);
     } else {
@@ -113,6 +113,56 @@ training: {global_batch: 32, precision: bf16}
     EXPECT_LE(merged, it->second.first + 1e-12) << describe(c);
     EXPECT_GE(memory.value(), it->second.second.value()) << describe(c);  // more unless every micro-batch is held
   }
+}
+
+// DualPipe is enumerated beside 1F1B where its conditions hold (even pp, an even number of at least 2 pp
+// micro-batches, no virtual stages); the screen gives it a shorter bubble than 1F1B's (pp/2 - 1 against pp - 1
+// units of forward and backward) and the memory check holds its two pieces.
+TEST(PlanSpace, DualPipeIsEnumeratedWhereItsConditionsHold) {
+  const std::string moe = R"(format_version: 1
+name: tiny moe search
+model: {name: tiny moe, layers: 8, hidden: 256, heads: 4, vocab: 128, seq_len: 64, experts: 8, top_k: 2, expert_ffn_hidden: 256}
+cluster: {gpus: 16, topology: dgx-h100, profile: h100-sxm}
+parallelism: search
+training: {global_batch: 64, precision: bf16}
+)";
+  const SearchableScenario s = load_searchable_scenario(moe, "moe.yaml");
+  ScreenModel screen(s.scenario);
+  PlanSpaceCounts counts;
+  std::map<std::string, std::pair<ScreenEstimate, Bytes>> one_f;  // 1F1B plans by describe()
+  std::vector<PlanCandidate> dual;
+  enumerate_plans(s.scenario, counts, [&](const PlanCandidate& c) {
+    const ParallelPlan& p = c.plan;
+    if (p.schedule == PipelineSchedule::dualpipe) {
+      EXPECT_EQ(p.pp % 2, 0);
+      EXPECT_EQ(p.virtual_stages, 1);
+      const std::int64_t mbs = 64 / (static_cast<std::int64_t>(c.micro_batch) * p.dp);
+      EXPECT_GE(mbs, 2 * p.pp) << describe(c);
+      EXPECT_EQ(mbs % 2, 0);
+      dual.push_back(c);
+    } else if (p.schedule == PipelineSchedule::one_f_one_b) {
+      one_f[describe(c)] = {screen.estimate(c), c.memory};
+    }
+  });
+  ASSERT_FALSE(dual.empty());
+  int compared = 0;
+  int overlapped = 0;
+  for (PlanCandidate c : dual) {
+    if (c.overlap.ep_comm) {  // 1F1B with a pipeline has no overlapped twin
+      ++overlapped;
+      continue;
+    }
+    const ScreenEstimate d = screen.estimate(c);
+    const Bytes memory = c.memory;
+    c.plan.schedule = PipelineSchedule::one_f_one_b;
+    const auto it = one_f.find(describe(c));
+    ASSERT_NE(it, one_f.end()) << describe(c);  // DualPipe holds more: its 1F1B twin fits too
+    ++compared;
+    EXPECT_LT(d.bubble.seconds(), it->second.first.bubble.seconds()) << describe(c);
+    EXPECT_GE(memory.value(), it->second.second.value()) << describe(c);
+  }
+  EXPECT_GT(overlapped, 0);  // DualPipe's couples may overlap the all-to-all
+  EXPECT_EQ(compared + overlapped, static_cast<int>(dual.size()));
 }
 
 TEST(RankCorrelation, HandComputedValues) {
