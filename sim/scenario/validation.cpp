@@ -389,7 +389,8 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     rm.mla_up_proj = words.contains("mla_up_proj") || words.contains("up_proj") ||
                      (words.contains("mla") && (words.contains("up") || words.contains("upprojection")));
     rm.mlp = words.contains("mlp");
-    rm.moe_act = words.contains("moe_act");
+    // "SwiGLU outputs recomputed" (DeepSeek-V3 Sec. 3.3.3: the experts' SwiGLU inputs cached, outputs recomputed).
+    rm.moe_act = words.contains("moe_act") || words.contains("swiglu");
     rm.moe = words.contains("moe");
     rm.shared_experts = words.contains("shared_experts");
     if (rm.bits() != 0 && tr.recompute != Recompute::full) {

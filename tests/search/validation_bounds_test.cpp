@@ -122,7 +122,7 @@ TEST(Validation, MegatronCoreReportH100MoeChecks) {
 // DeepSeek-V3's own pre-training throughput (arXiv 2412.19437: 180K H800 GPU hours per trillion tokens on 2,048
 // H800, 1,543 tokens/s per GPU; data/checks/deepseek_v3_h800.csv): PP 16 x EP 64 with DualPipe, its couples'
 // all-to-alls overlapped, the flex-like cross-node dispatch and group-limited routing. On the H800 profile and
-// topology (NVLink 400 GB/s): +6.9%; 1F1B without the overlap would be -33%. Within 10%, with DualPipe and the
+// topology (NVLink 400 GB/s): +6.6%; 1F1B without the overlap would be -33%. Within 10%, with DualPipe and the
 // overlap read from the row.
 TEST(Validation, DeepSeekV3OnH800Check) {
   const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "deepseek_v3_h800.csv";
@@ -132,7 +132,7 @@ TEST(Validation, DeepSeekV3OnH800Check) {
   ASSERT_FALSE(r.skipped.has_value()) << *r.skipped;
   EXPECT_LT(std::fabs(r.error()), 0.10) << 100 * r.error() << "%";
   for (const char* a : {"DualPipe", "EP all-to-all overlapped (DualPipe's forward-backward couples)",
-                        "recompute modules: layernorm, mla_up_proj", "flex dispatcher (DeepEP / HybridEP)"}) {
+                        "recompute modules: layernorm, mla_up_proj, moe_act", "flex dispatcher (DeepEP / HybridEP)"}) {
     EXPECT_NE(std::find(r.assumptions.begin(), r.assumptions.end(), a), r.assumptions.end()) << a;
   }
 }
