@@ -50,8 +50,21 @@ struct AttentionShape {
   bool causal = true;
   bool backward = false;  ///< the backward kernel does 2.5x the forward's matrix work
   DType dtype = DType::bf16;
-  /// Useful FLOPs: forward 4*b*h*sq*skv*d (QK^T and PV), halved when causal; backward 2.5x that.
+  /// Causal sliding window: each query attends to itself and the window - 1 keys before it (0: no window).
+  std::int64_t window = 0;
+  /// Useful FLOPs: forward 4*b*h*sq*skv*d (QK^T and PV), halved when causal, or over the band's query-key
+  /// pairs when windowed; backward 2.5x that.
   [[nodiscard]] Flops flops() const noexcept;
+  /// Whether a window restricts the keys (a window at least as long as the keys does not).
+  [[nodiscard]] bool windowed() const noexcept { return causal && window > 0 && window < seq_kv; }
+  /// The shape whose tiles a windowed kernel works like: a flash kernel visits only the key tiles inside the
+  /// band, about 2w keys around each query tile, so a band over s tokens runs like causal attention over s/2w
+  /// sequences of 2w tokens (the same w query-key pairs per query). Cost models take the efficiency of this
+  /// shape and the FLOPs of the band (window_attention_study.py measures both on the H200). `min_len`: the
+  /// shortest sequence a cost model knows the kernel at; a shorter block is priced as one of that length, with
+  /// its FLOPs (run 14: a 128-token band cost what 512-token causal blocks cost, not 256-token ones).
+  /// Unwindowed shapes return themselves.
+  [[nodiscard]] AttentionShape tile_equivalent(std::int64_t min_len = 0) const noexcept;
 };
 
 /// Where a profile's numbers came from, printed beside every result that uses them.

@@ -57,7 +57,16 @@ std::vector<double> AttentionFit::sizes(const AttentionShape& s) {
 
 Time AttentionFit::time(const AttentionShape& s, FlopRate peak) const {
   if (s.batch <= 0 || s.heads <= 0 || s.seq_q <= 0 || s.seq_kv <= 0) return Time::zero();
-  return launch + Time::ceil_seconds(s.flops().value() / (peak.value() * surface.efficiency(sizes(s))));
+  if (!s.windowed() || surface.log_min.size() < 2) {
+    return launch + Time::ceil_seconds(s.flops().value() / (peak.value() * surface.efficiency(sizes(s))));
+  }
+  // A windowed kernel runs like causal attention over blocks of twice the window (compute_cost_model.hpp): the
+  // band's FLOPs at the blocks' efficiency. Blocks shorter than the fit's shortest sequence are priced as blocks
+  // of that length, whose extra pairs the kernel's short-sequence overhead stands for.
+  const auto shortest = static_cast<std::int64_t>(std::ceil(std::exp(surface.log_min[1]) - 1e-6));
+  const AttentionShape e = s.tile_equivalent(shortest);
+  const double flops = s.flops().value() * (e.flops().value() / s.tile_equivalent().flops().value());
+  return launch + Time::ceil_seconds(flops / (peak.value() * surface.efficiency(sizes(e))));
 }
 
 Time CollectiveFit::time(Bytes b) const {

@@ -198,12 +198,21 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
   bwd_.resize(n);
   params_.resize(n);
 
-  auto both = [&](LayerPart part) {
-    const auto f = forward_ops(part, m, p, t);
+  auto both = [&](LayerPart part, bool windowed = false) {
+    const auto f = forward_ops(part, m, p, t, windowed);
     return std::pair{cost_of(f, compute, estimate, layout), cost_of(backward_ops(f), compute, estimate, layout)};
   };
   const auto dense = both(LayerPart::dense_layer);
   const auto moe = m.is_moe() ? both(LayerPart::moe_layer) : dense;
+  // Layers whose attention keeps to the sliding window (GPT-OSS: every other one).
+  const bool windows = m.sliding_window > 0;
+  const auto dense_windowed = windows ? both(LayerPart::dense_layer, true) : dense;
+  const auto moe_windowed = windows && m.is_moe() ? both(LayerPart::moe_layer, true) : dense_windowed;
+  const auto layer_cost = [&](int l) {
+    const bool moe_layer = m.is_moe() && l >= m.dense_layers;
+    if (m.windowed_layer(l)) return moe_layer ? &moe_windowed : &dense_windowed;
+    return moe_layer ? &moe : &dense;
+  };
   const auto embed = both(LayerPart::embedding);
   const auto output = both(LayerPart::output);
   const auto mtp_head = m.mtp_layers > 0 ? both(LayerPart::mtp_head) : output;
@@ -220,12 +229,12 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       std::vector<Part> parts;
       if (vs == 0) parts.push_back({&embed, false});
       const auto [first, last] = virtual_stage_layers(m, p, vs);
-      for (int l = first; l < last; ++l) parts.push_back({(m.is_moe() && l >= m.dense_layers) ? &moe : &dense, true});
+      for (int l = first; l < last; ++l) parts.push_back({layer_cost(l), true});
       if (vs == p.pieces() - 1) {
         parts.push_back({&output, false});
         // Multi-token prediction modules: each a layer of the model's last kind plus its head (layer_ops.hpp).
         for (int d = 0; d < m.mtp_layers; ++d) {
-          parts.push_back({m.is_moe() ? &moe : &dense, true});
+          parts.push_back({layer_cost(m.layers - 1), true});
           parts.push_back({&mtp_head, false});
         }
       }

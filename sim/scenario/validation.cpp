@@ -164,6 +164,15 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     m.kv_heads = m.heads;
     filled.push_back("multi-head latent attention");
   }
+  // Nor for sliding-window attention: a preset whose layers attend within a window (GPT-OSS) brings it.
+  if (z && z->sliding_window > 0 && z->heads == m.heads) {
+    m.sliding_window = z->sliding_window;
+    m.full_attention_every = z->full_attention_every;
+    filled.push_back("sliding window " + std::to_string(z->sliding_window) +
+                     (z->full_attention_every > 0 ? " in all but every " + std::to_string(z->full_attention_every) +
+                                                        (z->full_attention_every == 2 ? "nd" : "th") + " layer"
+                                                  : std::string()));
+  }
   // Nor for multi-token prediction: a preset that trains with it (DeepSeek-V3, whose recipes keep it on) brings it.
   if (z && z->mtp_layers > 0 && z->layers == m.layers) {
     m.mtp_layers = z->mtp_layers;

@@ -13,6 +13,7 @@ struct Builder {
   const ParallelPlan& p;
   const TrainingConfig& t;
   std::vector<Op> ops;
+  bool windowed = false;  ///< this layer's attention is restricted to the model's sliding window
 
   [[nodiscard]] std::int64_t tokens() const { return static_cast<std::int64_t>(t.micro_batch) * t.seq_len / p.cp; }
   /// Tokens a GPU holds outside the tensor-parallel regions (sharded by TP under sequence parallelism).
@@ -101,6 +102,12 @@ struct Builder {
       a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
                                    t.seq_len, (m.qk_head_dim() + m.v_head_dim()) / 2, true, false, t.precision};
       a.model_flops = attention_flops;
+      if (windowed) {
+        // Only the band's query-key pairs: the model-FLOP count keeps its convention (twice the causal pairs).
+        const Flops causal = a.attention.flops();
+        a.attention.window = m.sliding_window;
+        a.model_flops = attention_flops * (a.attention.flops() / causal);
+      }
       ops.push_back(a);
     } else {
       unfused_attention(attention_flops);
@@ -251,8 +258,9 @@ struct Builder {
 
 }  // namespace
 
-std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) {
-  Builder b{m, p, t, {}};
+std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
+                            bool windowed_attention) {
+  Builder b{m, p, t, {}, windowed_attention && m.sliding_window > 0};
   switch (part) {
     case LayerPart::dense_layer:
       b.attention_block();

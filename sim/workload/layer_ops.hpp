@@ -54,9 +54,11 @@ struct Op {
 /// embedding, two norms, the 2h -> h projection, the output head and loss again).
 enum class LayerPart { dense_layer, moe_layer, embedding, output, mtp_head };
 
-/// Forward operators of one micro-batch through `part` on one GPU.
+/// Forward operators of one micro-batch through `part` on one GPU; `windowed_attention`: the layer attends
+/// within the model's sliding window (ModelSpec::windowed_layer). Unfused attention (frameworks without a
+/// fused kernel) masks the full score matrix, so the window changes only the fused kernel's work.
 [[nodiscard]] std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPlan& p,
-                                          const TrainingConfig& t);
+                                          const TrainingConfig& t, bool windowed_attention = false);
 /// The backward operators matching `forward` (data and weight gradients, reversed collectives).
 [[nodiscard]] std::vector<Op> backward_ops(const std::vector<Op>& forward);
 

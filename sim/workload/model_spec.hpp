@@ -47,9 +47,20 @@ struct ModelSpec {
   /// token from the last layer's output and the next token's embedding, with one more transformer layer of the
   /// model's last kind, a 2h -> h projection and the shared output head and loss, on the last pipeline stage.
   int mtp_layers = 0;
+  /// Sliding-window attention (GPT-OSS: 128 in every other layer; Mistral 7B: 4,096 in all; Gemma 3: 1,024 in
+  /// five of six; Megatron-Core window_size / window_attn_skip_freq): each query attends to itself and the
+  /// window - 1 tokens before it. 0: every layer attends to the whole causal prefix.
+  std::int64_t sliding_window = 0;
+  /// With a sliding window, every full_attention_every-th layer (the 2nd, 4th, ... for 2, counted from 1)
+  /// attends to the whole prefix instead; 0: all layers are windowed.
+  int full_attention_every = 0;
 
   [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
   [[nodiscard]] bool is_mla() const noexcept { return kv_lora_rank > 0; }
+  /// Whether layer `l` (0-based) attends within the sliding window.
+  [[nodiscard]] bool windowed_layer(int l) const noexcept {
+    return sliding_window > 0 && (full_attention_every <= 0 || (l + 1) % full_attention_every != 0);
+  }
   [[nodiscard]] std::int64_t head_dim() const noexcept { return head_width > 0 ? head_width : hidden / heads; }
   /// Width of one query/key head (head_dim, plus the rotary part under MLA) and of one value head.
   [[nodiscard]] std::int64_t qk_head_dim() const noexcept { return head_dim() + rope_head_dim; }

@@ -81,6 +81,14 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("ffn_hidden", &ModelSpec::ffn_hidden,
           {.help = "FFN inner size of a dense layer", .positive = true, .default_text = "4 x hidden"});
   p.field("gated_ffn", &ModelSpec::gated_ffn, {.help = "SwiGLU: up and gate projections, then down"});
+  p.field("sliding_window", &ModelSpec::sliding_window,
+          {.help = "sliding-window attention: tokens each query attends to, itself included (GPT-OSS: 128, "
+                   "Mistral 7B: 4096); 0: the whole causal prefix",
+           .min = 0});
+  p.field("full_attention_every", &ModelSpec::full_attention_every,
+          {.help = "with sliding_window: every n-th layer (n, 2n, ... counted from 1) attends to the whole prefix "
+                   "(GPT-OSS: 2, Gemma 3: 6); 0: every layer is windowed; no effect without a window",
+           .min = 0});
   p.field("vocab", &ModelSpec::vocab, {.help = "vocabulary size", .positive = true, .default_text = "preset's"});
   p.field("seq_len", &ModelSpec::seq_len,
           {.help = "default training sequence length, tokens", .positive = true, .default_text = "preset's"});

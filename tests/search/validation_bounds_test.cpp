@@ -99,6 +99,41 @@ TEST(Validation, MegatronBridgeH100MoeChecks) {
   EXPECT_LE(sum / n, 0.17) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
+// Megatron-Bridge's dense H100 runs of Llama 3 70B (64 GPUs) and Llama 3.1 405B (1,024 GPUs, CP 2) in fp8, three
+// releases each (data/checks/megatron_bridge_h100_dense.csv, outside the shared files, written down after the
+// model): 5.5% over 6, -6.6% to +7.5%. The fp8 dense recipe at 64-1,024 GPUs, held within 10% each.
+TEST(Validation, MegatronBridgeH100DenseChecks) {
+  const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_h100_dense.csv";
+  const auto rows = validate_as_cli(csv);
+  ASSERT_EQ(rows.size(), 6u);
+  double sum = 0;
+  for (const auto& r : rows) {
+    ASSERT_FALSE(r.skipped.has_value()) << "row " << r.id << ": " << *r.skipped;
+    EXPECT_LT(std::fabs(r.error()), 0.10) << "row " << r.id << ": " << 100 * r.error() << "%";
+    sum += std::fabs(r.error());
+  }
+  EXPECT_LE(sum / 6, 0.07) << "MAPE " << 100 * sum / 6 << "%";
+}
+
+// GPT-OSS 120B on 64 H100 in bf16 (data/checks/megatron_bridge_h100_gpt_oss.csv, three releases): rows that name
+// the model take its preset's 64-wide heads and the 128-token window of every other layer. The model is 43-59% fast
+// on them (docs/validation.md, "GPT-OSS"): what Megatron spends beyond the priced operators is not found. Held
+// as a regression guard (the rows must run, with the window) rather than a claim.
+TEST(Validation, GptOssRowsRunWithTheirSlidingWindow) {
+  const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_h100_gpt_oss.csv";
+  const auto rows = validate_as_cli(csv);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& r : rows) {
+    ASSERT_FALSE(r.skipped.has_value()) << "row " << r.id << ": " << *r.skipped;
+    EXPECT_NE(std::find(r.assumptions.begin(), r.assumptions.end(),
+                        "as preset gpt-oss-120b: head_dim 64, sliding window 128 in all but every 2nd layer, ffn"),
+              r.assumptions.end())
+        << "row " << r.id;
+    EXPECT_LT(std::fabs(r.error()), 0.65) << "row " << r.id << ": " << 100 * r.error() << "%";
+    for (const auto& a : r.assumptions) EXPECT_EQ(a.find("OUT OF MEMORY"), std::string::npos) << "row " << r.id;
+  }
+}
+
 // The Megatron-Core MoE report's H100 results (arXiv 2603.07685, Table 11; configurations in Table 17 and
 // Appendix B; data/checks/megatron_core_moe_report_h100.csv): Qwen3-235B-A22B on 256 and DeepSeek-V3 on 1,024 H100
 // with DeepEP and the EP all-to-all overlapped by the merged forward-backward schedule. Without the overlap they
