@@ -29,7 +29,7 @@ UnitCost& UnitCost::operator+=(const UnitCost& o) noexcept {
 }
 
 UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
-                            const CollectiveEstimate& estimate, const RankLayout& layout) const {
+                            const CollectiveEstimate& estimate) const {
   UnitCost u;
   // The unit's kernels run back to back at the clock their mixed power allows under the board's limit
   // (ComputeCostModel::sustained_clock; 1 for models without a power-cap model).
@@ -66,9 +66,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
         CollectiveRequest req{op.collective, op.bytes, {}, op.name};
         // TP groups sit inside a node and never share links; CP and EP groups run in lockstep across the stage,
         // so their request carries every group of the stage (an estimator may price their contention).
-        if (op.group == CommGroup::tp) req.groups = {layout.tp_groups(0).front()};
-        else if (op.group == CommGroup::cp) req.groups = layout.cp_groups(0);
-        else req.groups = layout.ep_groups(0);
+        req.groups = op.group == CommGroup::tp ? tp_group_ : op.group == CommGroup::cp ? cp_groups_ : ep_groups_;
         const Time t = op.group == CommGroup::ep && flex_ ? flex_->time(op, estimate) : estimate(req);
         if (op.group == CommGroup::tp) {
           Time hidden = Time::zero();
@@ -167,11 +165,14 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
                      const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus)
     : compute_(compute), pp_(p.pp), sm_count_(sm_count), plan_(p), train_(t) {
   const RankLayout layout(p);
+  tp_group_ = GroupList{layout.tp_groups(0).front()};
+  cp_groups_ = GroupList{layout.cp_groups(0)};
+  ep_groups_ = GroupList{layout.ep_groups(0)};
   if (t.moe_dispatcher == MoeDispatcher::flex && m.is_moe() && p.ep > 1) {
     // Split every EP group of a stage by node (the NVLink fan-out) and by index within its node (the rails).
     FlexDispatch f;
     f.top_k = m.top_k;
-    for (const auto& group : layout.ep_groups(0)) {
+    for (const auto& group : ep_groups_) {
       std::map<int, std::vector<int>> by_node;
       for (int r : group) by_node[r / std::max(1, node_gpus)].push_back(r);
       f.nodes = static_cast<int>(by_node.size());
@@ -200,7 +201,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
 
   auto both = [&](LayerPart part, bool windowed = false) {
     const auto f = forward_ops(part, m, p, t, windowed);
-    return std::pair{cost_of(f, compute, estimate, layout), cost_of(backward_ops(f), compute, estimate, layout)};
+    return std::pair{cost_of(f, compute, estimate), cost_of(backward_ops(f), compute, estimate)};
   };
   const auto dense = both(LayerPart::dense_layer);
   const auto moe = m.is_moe() ? both(LayerPart::moe_layer) : dense;

@@ -77,7 +77,7 @@ class UnitCosts {
     return static_cast<std::size_t>(chunk * pp_ + stage);
   }
   [[nodiscard]] UnitCost cost_of(const std::vector<Op>& ops, const ComputeCostModel& compute,
-                                 const CollectiveEstimate& estimate, const RankLayout& layout) const;
+                                 const CollectiveEstimate& estimate) const;
 
   /// A flex dispatcher's two phases (moe_dispatch.hpp): each rank's deduplicated sends to the same-index rank of
   /// every other node of its EP group, and the NVLink fan-out inside each node; they run pipelined, so the
@@ -89,6 +89,9 @@ class UnitCosts {
     [[nodiscard]] Time time(const Op& op, const CollectiveEstimate& estimate) const;
   };
   std::optional<FlexDispatch> flex_;
+  /// Stage 0's groups, as every collective request of a unit names them: its first TP group (TP groups sit
+  /// inside a node and never share links), and all its CP and EP groups (they run in lockstep).
+  GroupList tp_group_, cp_groups_, ep_groups_;
 
   const ComputeCostModel& compute_;
   int pp_;

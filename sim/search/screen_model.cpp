@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/replay/rank_layout.hpp"
+#include "sim/hardware/memo_cost_model.hpp"
 #include "sim/hardware/overlap_contention.hpp"
 #include "sim/replay/merged_units.hpp"
 #include "sim/replay/unit_costs.hpp"
@@ -14,6 +16,7 @@ namespace cs {
 ScreenModel::ScreenModel(const Scenario& sc)
     : sc_(sc),
       compute_(make_cost_model(sc.profile, sc.facility.power.gpu_power_cap)),
+      kernels_(std::make_unique<MemoCostModel>(*compute_)),
       estimator_(std::make_unique<AnalyticCollectives>(engine_, sc.topology)) {}
 
 ScreenModel::~ScreenModel() = default;
@@ -47,20 +50,37 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
   p.tp = c.plan.tp;
   p.cp = c.plan.cp;
   p.ep = c.plan.ep;
-  p.dp = std::max(1, c.plan.ep);
+  p.expert_tp = c.plan.expert_tp;
   p.pp = 2;
+  // The layer's collectives run over stage 0's first TP group and its CP and EP groups, which are the same for
+  // any DP degree that makes the stage a whole number of EP blocks (RankLayout::ep_groups): the smallest such
+  // degree lists the fewest ranks (at CP 16 x EP 256 a DP of EP would list 8,192 per stage).
+  const int block = p.etp() * p.ep;
+  p.dp = std::max(1, block / std::gcd(block, p.tp * p.cp));
   p.sequence_parallel = c.plan.sequence_parallel;
   TrainingConfig t = sc_.training;
   PlanCandidate tmp = c;
   apply_candidate(tmp, t);
-  const auto estimate = [this](const CollectiveRequest& r) { return estimator_->duration(r); };
+  const auto estimate = [this](const CollectiveRequest& r) {
+    std::size_t h = r.groups.size();
+    for (const auto& g : r.groups) {
+      for (const int rank : g) h = h * 1000003u ^ static_cast<std::size_t>(rank);
+      h = h * 31u + g.size();
+    }
+    const auto request = std::tuple{static_cast<int>(r.kind), r.bytes.value(), h};
+    const auto same = [&](const GroupList& a) { return std::equal(a.begin(), a.end(), r.groups.begin(), r.groups.end()); };
+    if (auto it = requests_.find(request); it != requests_.end() && same(it->second.first)) return it->second.second;
+    const Time d = estimator_->duration(r);
+    requests_.emplace(request, std::pair{r.groups, d});  // a colliding key keeps its first entry
+    return d;
+  };
   ModelSpec m2 = sc_.model, m4 = sc_.model;
   m2.layers = 2;
   m4.layers = 4;
   m2.dense_layers = m4.dense_layers = 0;
   const int node_gpus = sc_.topology.node().gpus;
-  const UnitCosts u2(m2, p, t, *compute_, estimate, sc_.profile.gpu.sm_count, node_gpus);
-  const UnitCosts u4(m4, p, t, *compute_, estimate, sc_.profile.gpu.sm_count, node_gpus);
+  const UnitCosts u2(m2, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
+  const UnitCosts u4(m4, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
   LayerCost lc;
   lc.f = u4.forward(0, 0).total() - u2.forward(0, 0).total();
   lc.b = u4.backward(0, 0).total() - u2.backward(0, 0).total();

@@ -17,6 +17,7 @@
 #include <memory>
 #include <tuple>
 
+#include "sim/collectives/group_list.hpp"
 #include "sim/core/event_engine.hpp"
 #include "sim/search/plan_space.hpp"
 
@@ -24,6 +25,7 @@ namespace cs {
 
 class AnalyticCollectives;
 class ComputeCostModel;
+class MemoCostModel;
 
 struct ScreenEstimate {
   Time step;
@@ -58,10 +60,15 @@ class ScreenModel {
 
   const Scenario& sc_;
   std::unique_ptr<ComputeCostModel> compute_;
+  std::unique_ptr<MemoCostModel> kernels_;  ///< compute_, remembered per kernel shape across plans
   EventEngine engine_;
   std::unique_ptr<AnalyticCollectives> estimator_;
   std::map<std::tuple<int, int, int, int, int, bool, bool>, LayerCost> layers_;
   std::map<std::tuple<int, double, int, int, int, int, int>, Time> collectives_;
+  /// Every collective request the layers' unit costs ask, by kind, size and groups: plans that share a layer's
+  /// shape and differ in recompute or overlap ask the same ones.
+  /// Keyed by kind, size and a hash of the groups; the groups are kept to tell a hash collision from a hit.
+  std::map<std::tuple<int, double, std::size_t>, std::pair<GroupList, Time>> requests_;
 };
 
 }  // namespace cs
