@@ -6,8 +6,7 @@
 #include <set>
 #include <utility>
 
-#include "fixed_cost_model.hpp"
-#include "ring_fabric.hpp"
+#include "tiny_moe.hpp"
 #include "sim/replay/step_replay.hpp"
 #include "sim/workload/memory_model.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
@@ -106,37 +105,12 @@ TEST(DualPipe, PiecesAndPlacesOfBothDirections) {
   }
 }
 
-ModelSpec moe_model() {
-  ModelSpec m;
-  m.name = "moe";
-  m.layers = 8;
-  m.hidden = 1024;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.ffn_hidden = 4096;
-  m.vocab = 1000;
-  m.seq_len = 2048;
-  m.experts = 8;
-  m.top_k = 2;
-  m.expert_ffn_hidden = 1024;
-  return m;
-}
-
-StepResult replay(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) {
-  testing::FixedCostModel compute;
-  EventEngine engine;
-  testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
-  const UnitCosts costs(m, p, t, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
-  StepReplay replay(m, p, t, costs, fabric, engine);
-  return replay.run();
-}
-
 // An 8-layer MoE model on PP 4 x DP 4 x EP 4 with 16 micro-batches: DualPipe runs the same kernels as 1F1B
 // (FLOPs equal over the step), waits less in the pipeline, and with its couples overlapped (here without SM
 // contention) hides part of the all-to-all, so its step is the shortest of the three. Memory: each rank holds two pieces'
 // weights, and pp + 1 = 5 micro-batches of one piece's activations against 1F1B's 4 on rank 0.
 TEST(DualPipe, ReplayedStepWaitsLessThanOneFOneB) {
-  const ModelSpec m = moe_model();
+  const ModelSpec m = testing::tiny_moe(8);
   ParallelPlan one_f;
   one_f.pp = 4;
   one_f.dp = 4;
@@ -146,11 +120,11 @@ TEST(DualPipe, ReplayedStepWaitsLessThanOneFOneB) {
   TrainingConfig t;
   t.seq_len = 2048;
   t.global_batch = 64;  // 16 micro-batches per pipeline, 8 per direction
-  const StepResult a = replay(m, one_f, t);
-  const StepResult b = replay(m, dual, t);
+  const StepResult a = testing::replay_on_ring(m, one_f, t);
+  const StepResult b = testing::replay_on_ring(m, dual, t);
   t.overlap.ep_comm = true;
   t.overlap.ep_comm_sms = 0;  // no contention: the couples' overlap alone (contention: merged_units_test)
-  const StepResult c = replay(m, dual, t);
+  const StepResult c = testing::replay_on_ring(m, dual, t);
   EXPECT_EQ(a.model_flops.value(), b.model_flops.value());
   EXPECT_EQ(b.model_flops.value(), c.model_flops.value());
   EXPECT_LT(b.step_time, a.step_time);
@@ -169,7 +143,7 @@ TEST(DualPipe, ReplayedStepWaitsLessThanOneFOneB) {
 }
 
 TEST(DualPipe, ItsConditionsAreChecked) {
-  const ModelSpec m = moe_model();
+  const ModelSpec m = testing::tiny_moe(8);
   TrainingConfig t;
   t.seq_len = 2048;
   ParallelPlan p = dualpipe(4);

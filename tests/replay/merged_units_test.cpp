@@ -8,8 +8,7 @@
 #include <set>
 #include <utility>
 
-#include "fixed_cost_model.hpp"
-#include "ring_fabric.hpp"
+#include "tiny_moe.hpp"
 #include "sim/replay/step_replay.hpp"
 #include "sim/workload/memory_model.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
@@ -20,32 +19,12 @@ namespace {
 Phase c(double ms) { return {Time::ms(ms), false}; }
 Phase e(double ms) { return {Time::ms(ms), true}; }
 
-/// A 4-layer MoE model: 8 experts of FFN 1,024, top-2, hidden 1,024.
-ModelSpec tiny_moe() {
-  ModelSpec m;
-  m.name = "tiny moe";
-  m.layers = 4;
-  m.hidden = 1024;
-  m.heads = 8;
-  m.kv_heads = 8;
-  m.ffn_hidden = 4096;
-  m.vocab = 1000;
-  m.seq_len = 2048;
-  m.experts = 8;
-  m.top_k = 2;
-  m.expert_ffn_hidden = 1024;
-  return m;
-}
+using testing::tiny_moe;
 
-/// One step of `m` replayed over a 25 GB/s ring fabric with fixed kernel times, with or without EP overlap.
+/// One step of the tiny MoE model, with or without EP overlap.
 StepResult replay_step(const ModelSpec& m, const ParallelPlan& p, TrainingConfig t, bool overlap) {
   t.overlap.ep_comm = overlap;
-  testing::FixedCostModel compute;
-  EventEngine engine;
-  testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
-  const UnitCosts costs(m, p, t, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
-  StepReplay replay(m, p, t, costs, fabric, engine);
-  return replay.run();
+  return testing::replay_on_ring(m, p, t);
 }
 
 // F = compute 2, all-to-all 3, compute 1; B = compute 1, all-to-all 2, compute 2 (ms). Compute stream: F 0-2,
@@ -112,7 +91,7 @@ TEST(MergedUnits, PipelineOrderPairsDifferentMicroBatches) {
 // exposed, the busiest stage can go no faster than its compute stream, and one more micro-batch's activations
 // are held.
 TEST(MergedUnits, ReplayedMoeStepHidesItsAllToAll) {
-  const ModelSpec m = tiny_moe();
+  const ModelSpec m = tiny_moe(4);
   ParallelPlan p;
   p.pp = 2;
   p.virtual_stages = 2;  // Megatron-Core merges only with interleaving when there is a pipeline
@@ -140,7 +119,7 @@ TEST(MergedUnits, ReplayedMoeStepHidesItsAllToAll) {
 // Without a pipeline and with ZeRO-3, both units of the next merged pair have their parameters prefetched under
 // the running pair: the overlap still shortens the step and adds no wait for parameters.
 TEST(MergedUnits, Zero3PrefetchesBothUnitsOfTheNextPair) {
-  const ModelSpec m = tiny_moe();
+  const ModelSpec m = tiny_moe(4);
   ParallelPlan p;
   p.dp = 16;
   p.ep = 8;
@@ -156,7 +135,7 @@ TEST(MergedUnits, Zero3PrefetchesBothUnitsOfTheNextPair) {
 // Megatron-Core's conditions for the overlap, checked with the plan: a pipeline needs interleaving, no full
 // recompute, and expert parallelism.
 TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
-  const ModelSpec m = tiny_moe();
+  const ModelSpec m = tiny_moe(4);
   ParallelPlan p;
   p.pp = 2;
   p.dp = 8;

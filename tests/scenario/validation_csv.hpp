@@ -31,6 +31,15 @@ inline std::string csv_row(const Cells& cells) {
   return r + "\n";
 }
 
+/// A row every validation test can start from: GPT 1.3B (24 layers, h = 2,048, 16 heads) on 8 H100 SXM, TP 1 and
+/// PP 1, 64 sequences of 2,048 tokens in micro-batches of 2, bf16, a measured step of 1.0 s.
+inline Cells small_gpt_row() {
+  return {{"row_id", "1"},          {"source", "test"},      {"hardware", "H100 SXM"}, {"gpu_count", "8"},
+          {"model", "GPT 1.3B"},    {"num_layers", "24"},    {"hidden_size", "2048"},  {"num_heads", "16"},
+          {"vocab_size", "51200"},  {"seq_len", "2048"},     {"tp", "1"},              {"pp", "1"},
+          {"global_batch_seqs", "64"}, {"micro_batch", "2"}, {"precision", "bf16"},    {"meas_step_time_s", "1.0"}};
+}
+
 /// `base` with the cells of `set` written over it and the columns of `drop` emptied.
 inline Cells edited(Cells base, const Cells& set, std::initializer_list<const char*> drop = {}) {
   for (const char* d : drop) base.erase(d);

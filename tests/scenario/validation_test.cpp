@@ -17,11 +17,7 @@ std::string header() { return testing::csv_header(); }
 std::string row(const testing::Cells& cells) { return testing::csv_row(cells); }
 
 TEST(Validation, PredictsAStepTimeRowAndExplainsSkippedOnes) {
-  const std::map<std::string, std::string> good{
-      {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "8"}, {"model", "GPT 1.3B"},
-      {"num_layers", "24"}, {"hidden_size", "2048"}, {"num_heads", "16"}, {"vocab_size", "51200"},
-      {"seq_len", "2048"}, {"tp", "1"}, {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"},
-      {"precision", "bf16"}, {"meas_step_time_s", "1.0"}};
+  const testing::Cells good = testing::small_gpt_row();
   auto no_layout = good;
   no_layout["row_id"] = "2";
   no_layout.erase("tp");
@@ -50,11 +46,7 @@ TEST(Validation, PredictsAStepTimeRowAndExplainsSkippedOnes) {
 // A row the planner rejects (here 4 layers cannot fill 8 pipeline stages) is skipped with the planner's reason;
 // the rows before and after it are still predicted.
 TEST(Validation, OneUnplannableRowDoesNotStopTheBatch) {
-  const std::map<std::string, std::string> good{
-      {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "8"}, {"model", "GPT 1.3B"},
-      {"num_layers", "24"}, {"hidden_size", "2048"}, {"num_heads", "16"}, {"vocab_size", "51200"},
-      {"seq_len", "2048"}, {"tp", "1"}, {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"},
-      {"precision", "bf16"}, {"meas_step_time_s", "1.0"}};
+  const testing::Cells good = testing::small_gpt_row();
   auto too_deep = good;
   too_deep["row_id"] = "2";
   too_deep["num_layers"] = "4";
@@ -94,11 +86,7 @@ TEST(Validation, SingleGpuRowRuns) {
 // ratio has zero width). With earlier residuals of other rows the band rests on those too; an earlier residual
 // of a row in the batch (same id and source) is left out, so a row never bounds itself.
 TEST(Validation, BandsOfASmallBatchRestOnEarlierResidualsOfOtherRows) {
-  const std::map<std::string, std::string> a{
-      {"row_id", "1"}, {"source", "test"}, {"hardware", "H100 SXM"}, {"gpu_count", "8"}, {"model", "GPT 1.3B"},
-      {"num_layers", "24"}, {"hidden_size", "2048"}, {"num_heads", "16"}, {"vocab_size", "51200"},
-      {"seq_len", "2048"}, {"tp", "1"}, {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"},
-      {"precision", "bf16"}, {"meas_step_time_s", "1.0"}};
+  const testing::Cells a = testing::small_gpt_row();
   auto b = a;
   b["row_id"] = "2";
   const CsvTable t = CsvTable::parse(header() + row(a) + row(b), "rows.csv");
@@ -158,10 +146,7 @@ TEST(Validation, ExportVariantsRunOnTheirParentsComputeWithLessNvlink) {
 // Parts whose names contain an SXM part's (GH200 contains "H200") but whose memory, power and nodes differ are
 // skipped with that reason rather than priced as the SXM part.
 TEST(Validation, LookAlikeHopperPartsAreSkippedNotMispriced) {
-  const std::map<std::string, std::string> base{
-      {"row_id", "1"}, {"source", "test"}, {"gpu_count", "8"}, {"model", "GPT 1.3B"}, {"num_layers", "24"},
-      {"hidden_size", "2048"}, {"num_heads", "16"}, {"vocab_size", "51200"}, {"seq_len", "2048"}, {"tp", "1"},
-      {"pp", "1"}, {"global_batch_seqs", "64"}, {"micro_batch", "2"}, {"precision", "bf16"}, {"meas_step_time_s", "1.0"}};
+  const testing::Cells base = testing::edited(testing::small_gpt_row(), {}, {"hardware"});
   std::string csv = header();
   const char* parts[] = {"GH200 96GB (Alps)", "H100 PCIe 80GB", "H100 NVL 94GB", "H100-SXM5-80GB"};
   int id = 0;

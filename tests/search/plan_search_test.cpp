@@ -1,5 +1,6 @@
 // Plan search: the enumeration against a hand-counted case, rank correlations, the `parallelism: search`
 // hook, and the two-stage search end to end on a small model.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -77,15 +78,20 @@ training: {global_batch: 8, precision: bf16}
 // pipeline, interleaving; no full recompute; two micro-batches to pair), it holds one more micro-batch of
 // activations (unless it already holds them all), and the screen prices
 // an overlapped plan no slower than the same plan without it.
-TEST(PlanSpace, EpOverlapIsEnumeratedWhereMegatronCoreAllowsIt) {
-  const std::string moe = R"(format_version: 1
+/// A plan search over a tiny MoE model (8 experts, top-2) of `layers` layers on 16 H100s, `batch` sequences.
+SearchableScenario tiny_moe_search(int layers, int batch) {
+  const std::string yaml = fmt::format(R"(format_version: 1
 name: tiny moe search
-model: {name: tiny moe, layers: 4, hidden: 256, heads: 4, vocab: 128, seq_len: 64, experts: 8, top_k: 2, expert_ffn_hidden: 256}
-cluster: {gpus: 16, topology: dgx-h100, profile: h100-sxm}
+model: {{name: tiny moe, layers: {}, hidden: 256, heads: 4, vocab: 128, seq_len: 64, experts: 8, top_k: 2, expert_ffn_hidden: 256}}
+cluster: {{gpus: 16, topology: dgx-h100, profile: h100-sxm}}
 parallelism: search
-training: {global_batch: 32, precision: bf16}
-)";
-  const SearchableScenario s = load_searchable_scenario(moe, "moe.yaml");
+training: {{global_batch: {}, precision: bf16}}
+)", layers, batch);
+  return load_searchable_scenario(yaml, "moe.yaml");
+}
+
+TEST(PlanSpace, EpOverlapIsEnumeratedWhereMegatronCoreAllowsIt) {
+  const SearchableScenario s = tiny_moe_search(4, 32);
   ScreenModel screen(s.scenario);
   PlanSpaceCounts counts;
   int overlapped = 0;
@@ -119,14 +125,7 @@ training: {global_batch: 32, precision: bf16}
 // micro-batches, no virtual stages); the screen gives it a shorter bubble than 1F1B's (pp/2 - 1 against pp - 1
 // units of forward and backward) and the memory check holds its two pieces.
 TEST(PlanSpace, DualPipeIsEnumeratedWhereItsConditionsHold) {
-  const std::string moe = R"(format_version: 1
-name: tiny moe search
-model: {name: tiny moe, layers: 8, hidden: 256, heads: 4, vocab: 128, seq_len: 64, experts: 8, top_k: 2, expert_ffn_hidden: 256}
-cluster: {gpus: 16, topology: dgx-h100, profile: h100-sxm}
-parallelism: search
-training: {global_batch: 64, precision: bf16}
-)";
-  const SearchableScenario s = load_searchable_scenario(moe, "moe.yaml");
+  const SearchableScenario s = tiny_moe_search(8, 64);
   ScreenModel screen(s.scenario);
   PlanSpaceCounts counts;
   std::map<std::string, std::pair<ScreenEstimate, Bytes>> one_f;  // 1F1B plans by describe()
