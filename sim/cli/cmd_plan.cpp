@@ -34,7 +34,7 @@ void register_plan_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--sample", a->sample, "Further plans replayed, spread over the ranking, for the rank correlation")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("-j,--jobs", a->jobs, "Replay threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("-j,--jobs", a->jobs, "Screen and replay threads (default: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--json", a->json, "Write the ranking as JSON to FILE ('-' for standard output)")->type_name("FILE|-");
   cmd->callback([a] {
     const SearchableScenario loaded = load_searchable_scenario_file(a->scenario);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -75,6 +76,49 @@ void replay_all(std::vector<ReplayedPlan>& todo, const std::function<Scenario()>
   if (failure) std::rethrow_exception(failure);
 }
 
+/// Screens every valid plan into r.ranked (enumeration order) on `threads` threads. Each thread has its own
+/// ScreenModel and takes whole groups of plans that share a layer key, so every layer is priced by one thread
+/// once; the screened times do not depend on the thread count.
+void screen_all(const Scenario& sc, const SearchOptions& opt, int threads, SearchResult& r) {
+  std::vector<PlanCandidate> plans;
+  enumerate_plans(sc, r.counts, [&](const PlanCandidate& c) {
+    if (plans.size() % 4096 == 4095 && cancelled(opt)) throw SearchCancelled{};
+    plans.push_back(c);
+  });
+  std::map<ScreenModel::LayerKey, std::vector<std::size_t>> by_key;
+  for (std::size_t i = 0; i < plans.size(); ++i) by_key[ScreenModel::layer_key(plans[i])].push_back(i);
+  std::vector<const std::vector<std::size_t>*> groups;
+  for (const auto& [key, members] : by_key) groups.push_back(&members);
+  std::vector<double> step(plans.size(), 0.0);
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex mu;
+  const auto work = [&] {
+    try {
+      ScreenModel screen(sc);
+      std::size_t since_check = 0;
+      for (std::size_t g = next++; g < groups.size(); g = next++) {
+        for (const std::size_t i : *groups[g]) {
+          if (++since_check % 1024 == 0 && cancelled(opt)) throw SearchCancelled{};
+          step[i] = screen.estimate(plans[i]).step.seconds();
+        }
+      }
+    } catch (...) {
+      const std::lock_guard lock(mu);
+      if (!failure) failure = std::current_exception();
+      next = groups.size();
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    const int n = std::max(1, std::min<int>(threads, static_cast<int>(groups.size())));
+    for (int i = 0; i < n; ++i) pool.emplace_back(work);
+  }
+  if (failure) std::rethrow_exception(failure);
+  r.ranked.reserve(plans.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) r.ranked.push_back({step[i], std::move(plans[i])});
+}
+
 SearchResult search(const Scenario& sc, const std::function<Scenario()>& own_scenario, const SearchOptions& opt);
 
 }  // namespace
@@ -97,11 +141,8 @@ SearchResult search(const Scenario& sc, const std::function<Scenario()>& own_sce
   SearchResult r;
   if (cancelled(opt)) throw SearchCancelled{};
   auto t0 = std::chrono::steady_clock::now();
-  ScreenModel screen(sc);
-  enumerate_plans(sc, r.counts, [&](const PlanCandidate& c) {
-    if (r.ranked.size() % 1024 == 1023 && cancelled(opt)) throw SearchCancelled{};
-    r.ranked.push_back({screen.estimate(c).step.seconds(), c});
-  });
+  const int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  screen_all(sc, opt, threads, r);
   std::stable_sort(r.ranked.begin(), r.ranked.end(),
                    [](const ScreenedPlan& a, const ScreenedPlan& b) { return a.step_s < b.step_s; });
   r.screen_s = seconds_since(t0);
@@ -116,10 +157,10 @@ SearchResult search(const Scenario& sc, const std::function<Scenario()>& own_sce
     ranks.insert(top + (n - 1 - top) * static_cast<std::size_t>(k) / static_cast<std::size_t>(opt.sample));
   }
   std::vector<ReplayedPlan> todo;
+  ScreenModel screen(sc);
   for (const std::size_t i : ranks) todo.push_back({i, r.ranked[i].candidate, screen.estimate(r.ranked[i].candidate), {}});
 
   t0 = std::chrono::steady_clock::now();
-  const int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   replay_all(todo, own_scenario, opt, threads);
   r.replay_s = seconds_since(t0);
 

@@ -40,9 +40,13 @@ Time ScreenModel::collective(CollectiveKind kind, double bytes, const ParallelPl
   return t;
 }
 
+ScreenModel::LayerKey ScreenModel::layer_key(const PlanCandidate& c) {
+  return {c.plan.tp, c.plan.cp, c.plan.ep, c.micro_batch, static_cast<int>(c.recompute),
+          c.overlap.tp_comm && c.plan.tp > 1, c.overlap.ep_comm};
+}
+
 const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
-  const auto key = std::tuple{c.plan.tp, c.plan.cp, c.plan.ep, c.micro_batch, static_cast<int>(c.recompute),
-                              c.overlap.tp_comm && c.plan.tp > 1, c.overlap.ep_comm};
+  const LayerKey key = layer_key(c);
   if (auto it = layers_.find(key); it != layers_.end()) return it->second;
   // Two pipeline stages of a 2-layer and a 4-layer copy of the model: stage 0 holds the embedding and 1 or 2
   // layers, stage 1 the output layer and 1 or 2 layers; the differences isolate one layer and the extras.

@@ -10,7 +10,8 @@
 // included) for the candidate's tp, cp, ep, micro-batch, recompute and TP overlap; they are priced once per
 // such combination and cached, so screening costs a few hash look-ups per plan. The DP reduction is exposed
 // beyond one micro-batch's backward of the stage when overlapped (whole otherwise). MoE models are screened
-// as if every layer were an MoE layer. Not thread-safe (caches); use one per thread.
+// as if every layer were an MoE layer. Not thread-safe (caches); use one per thread (search_plans screens on
+// several, each key's plans on one).
 #pragma once
 
 #include <map>
@@ -46,6 +47,12 @@ class ScreenModel {
 
   [[nodiscard]] ScreenEstimate estimate(const PlanCandidate& c);
 
+  /// What a plan's per-layer costs depend on (tp, cp, ep, micro-batch, recompute, TP overlap, EP overlap):
+  /// plans with one key share the layer this model prices once, so a parallel screen hands each key's plans to
+  /// one thread.
+  using LayerKey = std::tuple<int, int, int, int, int, bool, bool>;
+  [[nodiscard]] static LayerKey layer_key(const PlanCandidate& c);
+
  private:
   struct LayerCost {
     Time f, b;              ///< one transformer layer
@@ -63,7 +70,7 @@ class ScreenModel {
   std::unique_ptr<MemoCostModel> kernels_;  ///< compute_, remembered per kernel shape across plans
   EventEngine engine_;
   std::unique_ptr<AnalyticCollectives> estimator_;
-  std::map<std::tuple<int, int, int, int, int, bool, bool>, LayerCost> layers_;
+  std::map<LayerKey, LayerCost> layers_;
   std::map<std::tuple<int, double, int, int, int, int, int>, Time> collectives_;
   /// Every collective request the layers' unit costs ask, by kind, size and groups: plans that share a layer's
   /// shape and differ in recompute or overlap ask the same ones.

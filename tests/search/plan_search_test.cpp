@@ -74,22 +74,22 @@ training: {global_batch: 8, precision: bf16}
   EXPECT_NE(r.no_plan_reason().find("out of memory"), std::string::npos);
 }
 
-// An MoE model: the all-to-all overlap is a plan option exactly where Megatron-Core allows it (EP > 1; with a
-// pipeline, interleaving; no full recompute; two micro-batches to pair), it holds one more micro-batch of
-// activations (unless it already holds them all), and the screen prices
-// an overlapped plan no slower than the same plan without it.
 /// A plan search over a tiny MoE model (8 experts, top-2) of `layers` layers on 16 H100s, `batch` sequences.
-SearchableScenario tiny_moe_search(int layers, int batch) {
-  const std::string yaml = fmt::format(R"(format_version: 1
+std::string tiny_moe_yaml(int layers, int batch) {
+  return fmt::format(R"(format_version: 1
 name: tiny moe search
 model: {{name: tiny moe, layers: {}, hidden: 256, heads: 4, vocab: 128, seq_len: 64, experts: 8, top_k: 2, expert_ffn_hidden: 256}}
 cluster: {{gpus: 16, topology: dgx-h100, profile: h100-sxm}}
 parallelism: search
 training: {{global_batch: {}, precision: bf16}}
 )", layers, batch);
-  return load_searchable_scenario(yaml, "moe.yaml");
 }
+SearchableScenario tiny_moe_search(int layers, int batch) { return load_searchable_scenario(tiny_moe_yaml(layers, batch), "moe.yaml"); }
 
+// An MoE model: the all-to-all overlap is a plan option exactly where Megatron-Core allows it (EP > 1; with a
+// pipeline, interleaving; no full recompute; two micro-batches to pair), it holds one more micro-batch of
+// activations (unless it already holds them all), and the screen prices
+// an overlapped plan no slower than the same plan without it.
 TEST(PlanSpace, EpOverlapIsEnumeratedWhereMegatronCoreAllowsIt) {
   const SearchableScenario s = tiny_moe_search(4, 32);
   ScreenModel screen(s.scenario);
@@ -204,6 +204,30 @@ TEST(PlanSearch, ReplaysTheBestScreenedPlansAndRanksThemByReplay) {
   Scenario sc = load_scenario_text(text, "tiny-best.yaml");
   apply_candidate(best.candidate, sc.training);
   EXPECT_EQ(run_scenario(sc).step.step_time, best.result.step.step_time);
+}
+
+// The screen runs on several threads, each taking whole groups of plans that share a layer key: the ranking and
+// every screened time are the same as on one thread, and equal to a lone ScreenModel's estimate.
+TEST(PlanSearch, ScreenGivesTheSameRankingOnOneThreadAndOnSeveral) {
+  const SearchableScenario s = tiny_moe_search(4, 32);
+  const std::string yaml = tiny_moe_yaml(4, 32);
+  SearchOptions opt;
+  opt.top = 0;
+  opt.sample = 0;
+  opt.threads = 1;
+  const SearchResult one = search_plans(s, yaml, "moe.yaml", opt);
+  opt.threads = 3;
+  const SearchResult three = search_plans(s, yaml, "moe.yaml", opt);
+  ASSERT_GT(one.ranked.size(), 100u);
+  ASSERT_EQ(one.ranked.size(), three.ranked.size());
+  ScreenModel lone(s.scenario);
+  for (std::size_t i = 0; i < one.ranked.size(); ++i) {
+    EXPECT_EQ(describe(one.ranked[i].candidate), describe(three.ranked[i].candidate)) << "rank " << i;
+    EXPECT_EQ(one.ranked[i].step_s, three.ranked[i].step_s) << "rank " << i;
+    if (i % 37 == 0) {
+      EXPECT_EQ(one.ranked[i].step_s, lone.estimate(one.ranked[i].candidate).step.seconds());
+    }
+  }
 }
 
 TEST(SearchScenario, PlaceholderKeepsLineNumbersOfOtherErrors) {
