@@ -78,35 +78,60 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
     requests_.emplace(request, std::pair{r.groups, d});  // a colliding key keeps its first entry
     return d;
   };
-  ModelSpec m2 = sc_.model, m4 = sc_.model;
-  m2.layers = 2;
-  m4.layers = 4;
-  m2.dense_layers = m4.dense_layers = 0;
   const int node_gpus = sc_.topology.node().gpus;
-  const UnitCosts u2(m2, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
-  const UnitCosts u4(m4, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
+  const auto price = [&](const ModelSpec& model) {
+    ModelSpec m2 = model, m4 = model;
+    m2.layers = 2;
+    m4.layers = 4;
+    m2.dense_layers = m4.dense_layers = 0;
+    const UnitCosts u2(m2, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
+    const UnitCosts u4(m4, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
+    LayerCost lc;
+    lc.f = u4.forward(0, 0).total() - u2.forward(0, 0).total();
+    lc.b = u4.backward(0, 0).total() - u2.backward(0, 0).total();
+    const Time embed_f = u2.forward(0, 0).total() - lc.f, embed_b = u2.backward(0, 0).total() - lc.b;
+    const Time out_f = u2.forward(1, 0).total() - lc.f, out_b = u2.backward(1, 0).total() - lc.b;
+    if (embed_f + embed_b >= out_f + out_b) {
+      lc.extra_f = embed_f;
+      lc.extra_b = embed_b;
+    } else {
+      lc.extra_f = out_f;
+      lc.extra_b = out_b;
+    }
+    if (c.overlap.ep_comm) {
+      // One layer's forward and backward merged (EP overlap): the difference of the two copies' merged units.
+      const double slowdown = overlap_gemm_slowdown(t.overlap.ep_comm_sms, sc_.profile.gpu.sm_count);
+      lc.merged = merged_time(u4.forward(0, 0).phases, u4.backward(0, 0).phases, slowdown) -
+                  merged_time(u2.forward(0, 0).phases, u2.backward(0, 0).phases, slowdown);
+    }
+    const auto flops = [](const UnitCost& u) { return u.model_flops.value(); };
+    lc.flops = flops(u4.forward(0, 0)) + flops(u4.backward(0, 0)) - flops(u2.forward(0, 0)) - flops(u2.backward(0, 0));
+    lc.extra_flops = flops(u2.forward(0, 0)) + flops(u2.backward(0, 0)) + flops(u2.forward(1, 0)) +
+                     flops(u2.backward(1, 0)) - 2 * lc.flops;
+    return lc;
+  };
+  const ModelSpec& m = sc_.model;
+  int windowed = 0;
+  for (int l = 0; l < m.layers; ++l) windowed += m.windowed_layer(l) ? 1 : 0;
   LayerCost lc;
-  lc.f = u4.forward(0, 0).total() - u2.forward(0, 0).total();
-  lc.b = u4.backward(0, 0).total() - u2.backward(0, 0).total();
-  const Time embed_f = u2.forward(0, 0).total() - lc.f, embed_b = u2.backward(0, 0).total() - lc.b;
-  const Time out_f = u2.forward(1, 0).total() - lc.f, out_b = u2.backward(1, 0).total() - lc.b;
-  if (embed_f + embed_b >= out_f + out_b) {
-    lc.extra_f = embed_f;
-    lc.extra_b = embed_b;
+  if (windowed == 0 || windowed == m.layers) {
+    lc = price(m);
   } else {
-    lc.extra_f = out_f;
-    lc.extra_b = out_b;
+    // Windowed and full-attention layers alternate (GPT-OSS): the mean layer, each kind priced on its own.
+    ModelSpec all_windowed = m, all_full = m;
+    all_windowed.full_attention_every = 0;
+    all_full.sliding_window = 0;
+    const LayerCost w = price(all_windowed), f = price(all_full);
+    const double share = static_cast<double>(windowed) / m.layers;
+    const auto mix = [&](Time a, Time b) { return Time::from_seconds(share * a.seconds() + (1 - share) * b.seconds()); };
+    lc.f = mix(w.f, f.f);
+    lc.b = mix(w.b, f.b);
+    lc.extra_f = mix(w.extra_f, f.extra_f);
+    lc.extra_b = mix(w.extra_b, f.extra_b);
+    lc.merged = mix(w.merged, f.merged);
+    lc.flops = share * w.flops + (1 - share) * f.flops;
+    lc.extra_flops = share * w.extra_flops + (1 - share) * f.extra_flops;
   }
-  if (c.overlap.ep_comm) {
-    // One layer's forward and backward merged (EP overlap): the difference of the two copies' merged units.
-    const double slowdown = overlap_gemm_slowdown(t.overlap.ep_comm_sms, sc_.profile.gpu.sm_count);
-    lc.merged = merged_time(u4.forward(0, 0).phases, u4.backward(0, 0).phases, slowdown) -
-                merged_time(u2.forward(0, 0).phases, u2.backward(0, 0).phases, slowdown);
-  }
-  const auto flops = [](const UnitCost& u) { return u.model_flops.value(); };
-  lc.flops = flops(u4.forward(0, 0)) + flops(u4.backward(0, 0)) - flops(u2.forward(0, 0)) - flops(u2.backward(0, 0));
-  lc.extra_flops = flops(u2.forward(0, 0)) + flops(u2.backward(0, 0)) + flops(u2.forward(1, 0)) +
-                   flops(u2.backward(1, 0)) - 2 * lc.flops;
   return layers_.emplace(key, lc).first->second;
 }
 

@@ -10,7 +10,8 @@
 // included) for the candidate's tp, cp, ep, micro-batch, recompute and TP overlap; they are priced once per
 // such combination and cached, so screening costs a few hash look-ups per plan. The DP reduction is exposed
 // beyond one micro-batch's backward of the stage when overlapped (whole otherwise). MoE models are screened
-// as if every layer were an MoE layer. Not thread-safe (caches); use one per thread (search_plans screens on
+// as if every layer were an MoE layer; models whose layers alternate a sliding window and full attention at
+// the mean of the two kinds. Not thread-safe (caches); use one per thread (search_plans screens on
 // several, each key's plans on one).
 #pragma once
 

@@ -230,6 +230,33 @@ TEST(PlanSearch, ScreenGivesTheSameRankingOnOneThreadAndOnSeveral) {
   }
 }
 
+// A model whose layers alternate a sliding window and full attention (GPT-OSS) is screened at the mean of its two
+// kinds of layer: between the same model with every layer windowed and with none.
+TEST(PlanSpace, AlternatingWindowsScreenBetweenAllWindowedAndNone) {
+  const auto screened = [](const std::string& window) {
+    const std::string yaml = R"(format_version: 1
+name: windows
+model: {name: w, layers: 8, hidden: 1024, heads: 16, vocab: 1000, seq_len: 8192)" + window + R"(}
+cluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}
+parallelism: search
+training: {global_batch: 16, precision: bf16}
+)";
+    const SearchableScenario s = load_searchable_scenario(yaml, "w.yaml");
+    ScreenModel screen(s.scenario);
+    PlanCandidate c;
+    c.plan.tp = 1;
+    c.plan.pp = 1;
+    c.plan.dp = 8;
+    c.micro_batch = 1;
+    return screen.estimate(c).step.seconds();
+  };
+  const double none = screened(""), alternate = screened(", sliding_window: 128, full_attention_every: 2"),
+               all = screened(", sliding_window: 128");
+  EXPECT_LT(all, alternate);
+  EXPECT_LT(alternate, none);
+  EXPECT_NEAR(alternate, (all + none) / 2, 0.02 * none);
+}
+
 TEST(SearchScenario, PlaceholderKeepsLineNumbersOfOtherErrors) {
   // An error below `parallelism: search` is reported on the user's own line (6), not a re-emitted one.
   const std::string bad = "format_version: 1\nname: x\nmodel: {preset: gpt3-1.3b}\ncluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}\n"
