@@ -15,11 +15,12 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   out += fmt::format("clustersim: {}\n", sc.name);
   out += fmt::format("  {} x {} GPUs ({} nodes, {}), model {} ({:.1f}B parameters)\n", r.gpus, sc.profile.gpu.name,
                      sc.topology.nodes(), sc.topology.name(), sc.model.name, sc.model.total_params() / 1e9);
-  out += fmt::format("  plan: TP{} PP{} DP{} CP{} EP{}, {} ({} {}), ZeRO-{}, {} recompute, {}\n", sc.plan.tp,
+  const std::string modules = sc.training.recompute != Recompute::full ? sc.training.recompute_modules.names() : "";
+  out += fmt::format("  plan: TP{} PP{} DP{} CP{} EP{}, {} ({} {}), ZeRO-{}, {} recompute{}, {}\n", sc.plan.tp,
                      sc.plan.pp, sc.plan.dp, sc.plan.cp, sc.plan.ep, to_string(sc.plan.schedule),
                      sc.plan.schedule == PipelineSchedule::dualpipe ? "model pieces per rank" : "virtual stages",
                      sc.plan.chunks(), sc.plan.zero_stage, to_string(sc.training.recompute),
-                     to_string(sc.training.precision));
+                     modules.empty() ? "" : " (modules " + modules + ")", to_string(sc.training.precision));
   out += fmt::format("  batch: {} sequences x {} tokens, micro-batch {}, {} micro-batches per step\n\n",
                      sc.training.global_batch, sc.training.seq_len, sc.training.micro_batch,
                      sc.training.micro_batches(sc.plan));

@@ -404,12 +404,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     rm.shared_experts = words.contains("shared_experts");
     if (rm.bits() != 0 && tr.recompute != Recompute::full) {
       tr.recompute = words.contains("core_attn") ? Recompute::selective : Recompute::none;
-      std::string names;
-      for (const auto& [on, name] : {std::pair{rm.layernorm, "layernorm"}, {rm.mla_up_proj, "mla_up_proj"}, {rm.mlp, "mlp"},
-                                     {rm.moe_act, "moe_act"}, {rm.moe, "moe"}, {rm.shared_experts, "shared_experts"}}) {
-        if (on) names += (names.empty() ? "" : ", ") + std::string(name);
-      }
-      assumptions.push_back("recompute modules: " + names);
+      assumptions.push_back("recompute modules: " + rm.names());
     } else {
       rm = RecomputeModules{};
     }

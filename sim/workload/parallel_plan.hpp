@@ -147,6 +147,15 @@ struct RecomputeModules {
     return (layernorm ? kLayernorm : 0u) | (mla_up_proj ? kMlaUpProj : 0u) | (mlp ? kMlp : 0u) |
            (moe_act ? kMoeAct : 0u) | (moe ? kMoe : 0u) | (shared_experts ? kSharedExperts : 0u);
   }
+  /// The modules set, by their Megatron-Core names, comma-separated ("layernorm, moe_act"); empty when none.
+  [[nodiscard]] std::string names() const {
+    std::string out;
+    for (const auto& [on, name] : {std::pair{layernorm, "layernorm"}, {mla_up_proj, "mla_up_proj"}, {mlp, "mlp"},
+                                   {moe_act, "moe_act"}, {moe, "moe"}, {shared_experts, "shared_experts"}}) {
+      if (on) out += (out.empty() ? "" : ", ") + std::string(name);
+    }
+    return out;
+  }
 };
 
 struct TrainingConfig {
