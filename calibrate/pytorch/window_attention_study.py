@@ -69,6 +69,19 @@ def main():
             cases.append((1, 64, 8, s, 64, w))
     for s in (8192, 16384):
         cases.append((1, 32, 8, s, 128, 4096))
+    def measure(row, name, fwd, fwdbwd, watts=False):
+        """Times `fwd` and `fwdbwd` back to back into row[name_fwd_s], row[name_fwdbwd_s], with the SM clock
+        (and the board power, with `watts`) over each timed window."""
+        for label, fn in (("fwd", fwd), ("fwdbwd", fwdbwd)):
+            fn(0)
+            torch.cuda.synchronize()
+            med, _p10, _p90, _n, t0, t1 = time_launches(fn, args.budget_s, busy=busy)
+            mhz, power, _temp, _ = nvml.window(t0 - (t1 - t0), t1)
+            row[f"{name}_{label}_s"] = med
+            row[f"{name}_{label}_mhz"] = mhz
+            if watts:
+                row[f"{name}_{label}_w"] = power
+
     results = []
     for (b, hq, hkv, s, d, w) in cases:
         row = {"batch": b, "heads": hq, "kv_heads": hkv, "seq": s, "head_dim": d, "window": w,
@@ -104,14 +117,7 @@ def main():
                 out = flex(q, k, v, block_mask=mask, enable_gqa=True)
                 torch.autograd.grad(out, (q, k, v), go)
 
-            for label, fn in (("fwd", fwd), ("fwdbwd", fwdbwd)):
-                fn(0)
-                torch.cuda.synchronize()
-                med, p10, p90, n, t0, t1 = time_launches(fn, args.budget_s, busy=busy)
-                mhz, watts, temp, _ = nvml.window(t0 - (t1 - t0), t1)
-                row[f"{name}_{label}_s"] = med
-                row[f"{name}_{label}_mhz"] = mhz
-                row[f"{name}_{label}_w"] = watts
+            measure(row, name, fwd, fwdbwd, watts=True)
         for name, (batch, seq) in {"flash_blocks": (b * nb, min(s, 2 * w)), "flash_causal": (b, s)}.items():
             # FlashAttention-2 through SDPA takes no GQA: the key/value heads repeated, as the calibration ran it.
             q, k, v, _ = make(batch, seq)
@@ -128,13 +134,7 @@ def main():
                     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
                 torch.autograd.grad(out, (q, k, v), go)
 
-            for label, fn in (("fwd", ffwd), ("fwdbwd", ffwdbwd)):
-                fn(0)
-                torch.cuda.synchronize()
-                med, p10, p90, n, t0, t1 = time_launches(fn, args.budget_s, busy=busy)
-                mhz, watts, temp, _ = nvml.window(t0 - (t1 - t0), t1)
-                row[f"{name}_{label}_s"] = med
-                row[f"{name}_{label}_mhz"] = mhz
+            measure(row, name, ffwd, ffwdbwd)
         results.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
     with open(args.out, "w") as f:

@@ -1,20 +1,15 @@
 #include "sim/hardware/memo_cost_model.hpp"
 
 namespace cs {
-namespace {
 
-std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int> gemm_key(const GemmShape& s) {
+MemoCostModel::GemmKey MemoCostModel::key_of(const GemmShape& s) {
   return {s.m, s.n, s.k, static_cast<int>(s.dtype), s.batch, static_cast<int>(s.layout)};
 }
 
-std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, bool, bool, int,
-           std::int64_t>
-attention_key(const AttentionShape& s) {
+MemoCostModel::AttentionKey MemoCostModel::key_of(const AttentionShape& s) {
   return {s.batch, s.heads, s.kv_heads, s.seq_q, s.seq_kv, s.head_dim, s.causal, s.backward, static_cast<int>(s.dtype),
           s.window};
 }
-
-}  // namespace
 
 template <class Key, class Value, class Ask>
 Value MemoCostModel::remember(std::map<Key, Entry>& memo, const Key& key, std::optional<Value> Entry::*slot,
@@ -34,19 +29,19 @@ Value MemoCostModel::remember(std::map<Key, Entry>& memo, const Key& key, std::o
 }
 
 KernelLoad MemoCostModel::gemm_load(const GemmShape& s) const {
-  return remember(gemms_, gemm_key(s), &Entry::load, [&] { return inner_.gemm_load(s); });
+  return remember(gemms_, key_of(s), &Entry::load, [&] { return inner_.gemm_load(s); });
 }
 
 Time MemoCostModel::gemm(const GemmShape& s) const {
-  return remember(gemms_, gemm_key(s), &Entry::alone, [&] { return inner_.gemm(s); });
+  return remember(gemms_, key_of(s), &Entry::alone, [&] { return inner_.gemm(s); });
 }
 
 KernelLoad MemoCostModel::attention_load(const AttentionShape& s) const {
-  return remember(attention_, attention_key(s), &Entry::load, [&] { return inner_.attention_load(s); });
+  return remember(attention_, key_of(s), &Entry::load, [&] { return inner_.attention_load(s); });
 }
 
 Time MemoCostModel::attention(const AttentionShape& s) const {
-  return remember(attention_, attention_key(s), &Entry::alone, [&] { return inner_.attention(s); });
+  return remember(attention_, key_of(s), &Entry::alone, [&] { return inner_.attention(s); });
 }
 
 std::size_t MemoCostModel::hits() const {

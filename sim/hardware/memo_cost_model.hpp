@@ -38,6 +38,8 @@ class MemoCostModel final : public ComputeCostModel {
   using GemmKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int>;
   using AttentionKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
                                   bool, bool, int, std::int64_t>;
+  [[nodiscard]] static GemmKey key_of(const GemmShape& s);
+  [[nodiscard]] static AttentionKey key_of(const AttentionShape& s);
   const ComputeCostModel& inner_;
   mutable std::mutex mu_;
   /// Per shape, its load and its time alone, each filled when first asked.

@@ -46,6 +46,13 @@ std::optional<std::pair<std::string, double>> measured_quantity(const CsvTable& 
   return std::nullopt;
 }
 
+/// 2 -> "2nd", 3 -> "3rd", 6 -> "6th", 11 -> "11th".
+std::string ordinal(int n) {
+  const int tens = n % 100, ones = n % 10;
+  const char* suffix = tens >= 11 && tens <= 13 ? "th" : ones == 1 ? "st" : ones == 2 ? "nd" : ones == 3 ? "rd" : "th";
+  return std::to_string(n) + suffix;
+}
+
 }  // namespace
 
 const std::vector<std::string>& validation_quantities() {
@@ -169,8 +176,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     m.sliding_window = z->sliding_window;
     m.full_attention_every = z->full_attention_every;
     filled.push_back("sliding window " + std::to_string(z->sliding_window) +
-                     (z->full_attention_every > 0 ? " in all but every " + std::to_string(z->full_attention_every) +
-                                                        (z->full_attention_every == 2 ? "nd" : "th") + " layer"
+                     (z->full_attention_every > 0 ? " in all but every " + ordinal(z->full_attention_every) + " layer"
                                                   : std::string()));
   }
   // Nor for multi-token prediction: a preset that trains with it (DeepSeek-V3, whose recipes keep it on) brings it.

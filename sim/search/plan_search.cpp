@@ -36,44 +36,63 @@ class CancelObserver final : public ReplayObserver {
 
 bool cancelled(const SearchOptions& opt) { return opt.cancel != nullptr && opt.cancel->load(std::memory_order_relaxed); }
 
-/// Replays `todo` on `threads` threads, each with its own scenario from `own_scenario`.
-void replay_all(std::vector<ReplayedPlan>& todo, const std::function<Scenario()>& own_scenario, const SearchOptions& opt,
-                int threads) {
+/// Runs body(state, i) for every i in [0, count) on up to `threads` threads, each with its own state from
+/// make_state() (built once per thread). The first exception stops the others after their current item and is
+/// rethrown here.
+template <class MakeState, class Body>
+void on_threads(std::size_t count, int threads, const MakeState& make_state, const Body& body) {
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex mu;
-  std::size_t done = 0;
-  if (opt.progress) opt.progress(0, todo.size());
   const auto work = [&] {
     try {
-      Scenario sc = own_scenario();
-      const TrainingConfig base = sc.training;
-      std::optional<CancelObserver> cancel;
-      std::vector<ReplayObserver*> observers;
-      if (opt.cancel != nullptr) observers.push_back(&cancel.emplace(*opt.cancel));
-      for (std::size_t i = next++; i < todo.size(); i = next++) {
-        if (cancelled(opt)) throw SearchCancelled{};
-        sc.training = base;
-        sc.plan = todo[i].candidate.plan;
-        apply_candidate(todo[i].candidate, sc.training);
-        check_plan({sc.file, 0, 0}, sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
-        todo[i].result = run_scenario(sc, observers);
-        const std::lock_guard lock(mu);
-        ++done;
-        if (opt.progress) opt.progress(done, todo.size());
-      }
+      auto state = make_state();
+      for (std::size_t i = next++; i < count; i = next++) body(state, i);
     } catch (...) {
       const std::lock_guard lock(mu);
       if (!failure) failure = std::current_exception();
-      next = todo.size();
+      next = count;
     }
   };
-  const int n = std::max(1, std::min<int>(threads, static_cast<int>(todo.size())));
   {
     std::vector<std::jthread> pool;
+    const int n = std::max(1, std::min<int>(threads, static_cast<int>(count)));
     for (int i = 0; i < n; ++i) pool.emplace_back(work);
   }
   if (failure) std::rethrow_exception(failure);
+}
+
+/// A replay thread's own scenario (loaded once) and cancel observer.
+struct ReplayWorker {
+  ReplayWorker(Scenario s, const std::atomic<bool>* flag) : sc(std::move(s)), base(sc.training) {
+    if (flag != nullptr) cancel.emplace(*flag);
+  }
+  Scenario sc;
+  TrainingConfig base;
+  std::optional<CancelObserver> cancel;
+};
+
+/// Replays `todo` on `threads` threads, each with its own scenario from `own_scenario`.
+void replay_all(std::vector<ReplayedPlan>& todo, const std::function<Scenario()>& own_scenario, const SearchOptions& opt,
+                int threads) {
+  std::mutex mu;
+  std::size_t done = 0;
+  if (opt.progress) opt.progress(0, todo.size());
+  on_threads(todo.size(), threads, [&] { return ReplayWorker(own_scenario(), opt.cancel); },
+             [&](ReplayWorker& w, std::size_t i) {
+               if (cancelled(opt)) throw SearchCancelled{};
+               Scenario& sc = w.sc;
+               sc.training = w.base;
+               sc.plan = todo[i].candidate.plan;
+               apply_candidate(todo[i].candidate, sc.training);
+               check_plan({sc.file, 0, 0}, sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
+               std::vector<ReplayObserver*> observers;
+               if (w.cancel) observers.push_back(&*w.cancel);
+               todo[i].result = run_scenario(sc, observers);
+               const std::lock_guard lock(mu);
+               ++done;
+               if (opt.progress) opt.progress(done, todo.size());
+             });
 }
 
 /// Screens every valid plan into r.ranked (enumeration order) on `threads` threads. Each thread has its own
@@ -90,31 +109,10 @@ void screen_all(const Scenario& sc, const SearchOptions& opt, int threads, Searc
   std::vector<const std::vector<std::size_t>*> groups;
   for (const auto& [key, members] : by_key) groups.push_back(&members);
   std::vector<double> step(plans.size(), 0.0);
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex mu;
-  const auto work = [&] {
-    try {
-      ScreenModel screen(sc);
-      std::size_t since_check = 0;
-      for (std::size_t g = next++; g < groups.size(); g = next++) {
-        for (const std::size_t i : *groups[g]) {
-          if (++since_check % 1024 == 0 && cancelled(opt)) throw SearchCancelled{};
-          step[i] = screen.estimate(plans[i]).step.seconds();
-        }
-      }
-    } catch (...) {
-      const std::lock_guard lock(mu);
-      if (!failure) failure = std::current_exception();
-      next = groups.size();
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    const int n = std::max(1, std::min<int>(threads, static_cast<int>(groups.size())));
-    for (int i = 0; i < n; ++i) pool.emplace_back(work);
-  }
-  if (failure) std::rethrow_exception(failure);
+  on_threads(groups.size(), threads, [&] { return ScreenModel(sc); }, [&](ScreenModel& screen, std::size_t g) {
+    if (cancelled(opt)) throw SearchCancelled{};
+    for (const std::size_t i : *groups[g]) step[i] = screen.estimate(plans[i]).step.seconds();
+  });
   r.ranked.reserve(plans.size());
   for (std::size_t i = 0; i < plans.size(); ++i) r.ranked.push_back({step[i], std::move(plans[i])});
 }

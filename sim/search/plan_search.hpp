@@ -22,8 +22,9 @@ struct SearchOptions {
   int top = 10;      ///< plans replayed from the head of the screened ranking (0 with sample 0: screen only)
   int sample = 10;   ///< further plans spread over the ranking, replayed for the rank correlation
   int threads = 0;   ///< screen and replay threads (0: all cores)
-  /// Set it (from another thread) to stop the search soon: the screen checks it every 1,024 plans, each replay
-  /// once per span; search_plans then throws SearchCancelled.
+  /// Set it (from another thread) to stop the search soon: the screen checks it every 4,096 plans it enumerates
+  /// and before each group of plans that share a layer, each replay once per span; search_plans then throws
+  /// SearchCancelled.
   const std::atomic<bool>* cancel = nullptr;
   /// Called with (plans replayed, plans to replay) once the screen is done and after each replay, from the
   /// replay threads (never two calls at once).

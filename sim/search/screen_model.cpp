@@ -41,7 +41,7 @@ Time ScreenModel::collective(CollectiveKind kind, double bytes, const ParallelPl
 }
 
 ScreenModel::LayerKey ScreenModel::layer_key(const PlanCandidate& c) {
-  return {c.plan.tp, c.plan.cp, c.plan.ep, c.micro_batch, static_cast<int>(c.recompute),
+  return {c.plan.tp, c.plan.cp, c.plan.ep, c.plan.expert_tp, c.micro_batch, static_cast<int>(c.recompute),
           c.overlap.tp_comm && c.plan.tp > 1, c.overlap.ep_comm};
 }
 

@@ -48,10 +48,10 @@ class ScreenModel {
 
   [[nodiscard]] ScreenEstimate estimate(const PlanCandidate& c);
 
-  /// What a plan's per-layer costs depend on (tp, cp, ep, micro-batch, recompute, TP overlap, EP overlap):
-  /// plans with one key share the layer this model prices once, so a parallel screen hands each key's plans to
-  /// one thread.
-  using LayerKey = std::tuple<int, int, int, int, int, bool, bool>;
+  /// What a plan's per-layer costs depend on (tp, cp, ep, expert TP, micro-batch, recompute, TP overlap, EP
+  /// overlap): plans with one key share the layer this model prices once, so a parallel screen hands each key's
+  /// plans to one thread.
+  using LayerKey = std::tuple<int, int, int, int, int, int, bool, bool>;
   [[nodiscard]] static LayerKey layer_key(const PlanCandidate& c);
 
  private:

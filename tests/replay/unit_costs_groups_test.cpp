@@ -6,7 +6,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "fixed_cost_model.hpp"
+#include "tiny_moe.hpp"
 #include "sim/collectives/analytic_collectives.hpp"
 #include "sim/replay/unit_costs.hpp"
 #include "sim/topology/topology.hpp"
@@ -14,35 +14,20 @@
 namespace cs {
 namespace {
 
-ModelSpec folded_moe() {
-  ModelSpec m;
-  m.name = "moe";
-  m.layers = 4;
-  m.hidden = 2048;
-  m.heads = 16;
-  m.kv_heads = 4;
-  m.ffn_hidden = 8192;
-  m.vocab = 32000;
-  m.seq_len = 4096;
-  m.experts = 64;
-  m.top_k = 4;
-  m.expert_ffn_hidden = 1024;
-  m.gated_ffn = true;
-  return m;
-}
-
 TEST(UnitCostsGroups, LayerCostsAreTheSameForEveryDpOfWholeExpertBlocks) {
   const Topology topo = load_topology("dgx-h100", 2048);
   EventEngine engine;
   const AnalyticCollectives fabric(engine, topo);
   testing::FixedCostModel compute;
   const auto estimate = [&](const CollectiveRequest& r) { return fabric.duration(r); };
-  const ModelSpec m = folded_moe();
+  ModelSpec m = testing::tiny_moe(4);
+  m.experts = 64;  // room for EP 64
+  m.top_k = 4;
   for (const auto& [tp, cp, ep, dispatcher] : {std::tuple{2, 2, 8, MoeDispatcher::alltoall}, std::tuple{1, 4, 16, MoeDispatcher::flex},
                                               std::tuple{4, 2, 32, MoeDispatcher::flex}, std::tuple{2, 1, 64, MoeDispatcher::alltoall}}) {
     TrainingConfig t;
     t.micro_batch = 1;
-    t.seq_len = 4096;
+    t.seq_len = m.seq_len;
     t.moe_dispatcher = dispatcher;
     ParallelPlan p;
     p.tp = tp;
