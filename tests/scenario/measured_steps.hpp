@@ -1,4 +1,4 @@
-// Shared by the tests that predict PyTorch steps measured on this project's H200 (profiles/h200-calibration/):
+// Shared by the tests that predict PyTorch steps measured on this project's H200 and H100 (profiles/*-calibration/):
 // reading a measurement file, and the one-GPU scenario of a moe_step.py / host_sync_study.py entry.
 #pragma once
 
@@ -11,12 +11,15 @@
 
 namespace cs::testing {
 
-/// The "results" array of profiles/h200-calibration/<file> (throws when the file is missing).
-inline nlohmann::json h200_results(const std::string& file) {
-  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/h200-calibration/" + file);
-  if (!in) throw std::runtime_error("measurement file missing: " + file);
+/// The "results" array of profiles/<path> (throws when the file is missing).
+inline nlohmann::json measured_results(const std::string& path) {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/profiles/" + path);
+  if (!in) throw std::runtime_error("measurement file missing: " + path);
   return nlohmann::json::parse(in)["results"];
 }
+
+/// The "results" array of profiles/h200-calibration/<file>.
+inline nlohmann::json h200_results(const std::string& file) { return measured_results("h200-calibration/" + file); }
 
 /// One GPU of a DGX H200 node training the Qwen3-MoE-shaped model of one entry (a dense SwiGLU FFN of the same
 /// width when it has no experts), launched eagerly: the measured kernel gap and host cost per launch, the experts'

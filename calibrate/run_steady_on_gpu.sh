@@ -1,0 +1,40 @@
+#!/bin/bash
+# The second device call of a new GPU's calibration (docs/calibration.md, "H100 calibration"), after
+# run_sustained_on_gpu.sh: what the power model and the attention fit need beyond the calibrator's sweep.
+#   1. FlashAttention-2 forward and backward at burst clocks (the attention surface) and at sustained clocks;
+#   2. random GEMMs each replayed alone until its clock settles (steady state under the power limit), the
+#      samples that place a kernel's own clock in the power-cap fit;
+#   3. a held-out steady set with its own seed, measured now and not looked at until the fit is fixed.
+# Each part has its own time limit so the whole fits one device call; what ran is kept if a later part fails.
+#
+#   calibrate/run_steady_on_gpu.sh OUTDIR [TOTAL_SECONDS]
+set -u -o pipefail
+outdir=${1:?usage: run_steady_on_gpu.sh OUTDIR [TOTAL_SECONDS]}
+total=${2:-570}
+mkdir -p "$outdir"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+log="$outdir/run.log"
+start=$(date +%s)
+left() { echo $((total - ($(date +%s) - start))); }
+step() {  # step NAME SECONDS COMMAND...: runs COMMAND under min(SECONDS, time left - 10)
+  local name=$1 limit=$2 t
+  shift 2
+  local budget=$(( $(left) - 10 < limit ? $(left) - 10 : limit ))
+  if [ "$budget" -lt 20 ]; then echo "run: $name skipped (no time left)" | tee -a "$log"; return; fi
+  t=$(date +%s)
+  timeout "$budget" "$@" 2>&1 | tee -a "$log" | grep -vE "^\[.*(gemm_check|attention) [0-9]"
+  echo "run: $name rc=$? $(($(date +%s) - t)) s" | tee -a "$log"
+}
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,\
+temperature.gpu --format=csv
+} >"$log" 2>&1
+cd calibrate/pytorch || exit 1
+step attention-burst 70 python3 attention_bench.py --out "$outdir/samples-attention.csv"
+step attention-sustained 100 python3 attention_bench.py --sustained --out "$outdir/samples-attention-sustained.csv"
+step steady 170 python3 gemm_check.py --out "$outdir/gemm-check-steady.csv" --count 150 --seed 20261204 \
+  --settle-ms 250 --trace "$outdir/nvml-trace-steady.csv"
+step heldout-steady 200 python3 gemm_check.py --out "$outdir/heldout-steady.csv" --count 150 --seed 20261206 \
+  --settle-ms 250 --warmup-s 5
+echo "run: total $(($(date +%s) - start)) s" | tee -a "$log"
