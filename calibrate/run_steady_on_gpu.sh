@@ -1,5 +1,5 @@
 #!/bin/bash
-# The second device call of a new GPU's calibration (docs/calibration.md, "H100 calibration"), after
+# The second device call of a new GPU's calibration (docs/calibration.md, "H100: the borrowed profile checked on a real H100"), after
 # run_sustained_on_gpu.sh: what the power model and the attention fit need beyond the calibrator's sweep.
 #   1. FlashAttention-2 forward and backward at burst clocks (the attention surface) and at sustained clocks;
 #   2. random GEMMs each replayed alone until its clock settles (steady state under the power limit), the

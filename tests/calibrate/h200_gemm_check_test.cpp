@@ -32,12 +32,10 @@ struct Bounds {
   double median, bias, variant;
 };
 
-void expect_check_set(const std::string& file, fit::SampleClock clock, Bounds b,
-                      const std::string& profile = "h200") {
-  const SamplesFile check =
-      read_samples_file(std::string(CS_SOURCE_DIR) + "/profiles/" + profile + "-calibration/" + file);
-  const auto predictions = fit::predict_samples(find_device_profile(profile == "h100" ? "h100-sxm" : profile), check,
-                                                clock);
+/// `file` under profiles/, priced by the shipped `profile`.
+void expect_check_set(const std::string& file, fit::SampleClock clock, Bounds b, const std::string& profile) {
+  const SamplesFile check = read_samples_file(std::string(CS_SOURCE_DIR) + "/profiles/" + file);
+  const auto predictions = fit::predict_samples(find_device_profile(profile), check, clock);
   std::vector<double> all, signed_all;
   std::map<std::string, std::vector<double>> by_variant;
   for (const auto& p : predictions) {
@@ -65,30 +63,37 @@ void expect_check_set(const std::string& file, fit::SampleClock clock, Bounds b,
 // lease whose board held its big GEMMs at 1,575 MHz where run 8's held 1,500 (the model's clocks 60 MHz low
 // there): 4.5% over both. Run 9's bound is what it reaches, a guard; the target holds on run 8's and pooled.
 TEST(ShippedProfiles, H200PredictsTheHeldOutSteadyCheckSetAtEachKernelsOwnClock) {
-  expect_check_set("run8-clock-pairs/heldout-steady.csv", fit::SampleClock::own, {0.05, 0.02, 0.055});
-  expect_check_set("run9-heldout/heldout-steady-2.csv", fit::SampleClock::own, {0.055, 0.02, 0.065});
+  expect_check_set("h200-calibration/run8-clock-pairs/heldout-steady.csv", fit::SampleClock::own, {0.05, 0.02, 0.055},
+                   "h200");
+  expect_check_set("h200-calibration/run9-heldout/heldout-steady-2.csv", fit::SampleClock::own, {0.055, 0.02, 0.065},
+                   "h200");
 }
 
 // Timed 10 ms after filler GEMMs the regulator has not settled: the busy GPU's clock is a compromise
 // (6.3-6.9% median, +3 to +4.4% slow: the kernels' own settled clocks, which the busy price takes when lower,
 // are below what they reach in 10 ms). Held so they cannot silently get worse.
 TEST(ShippedProfiles, H200PredictsTheAfterFillerCheckSetsOnABusyGpu) {
-  expect_check_set("run4-sustained/gemm-check.csv", fit::SampleClock::busy, {0.07, 0.05, 0.10});
-  expect_check_set("run5-align16/gemm-check-2.csv", fit::SampleClock::busy, {0.075, 0.05, 0.10});
-  expect_check_set("run8-clock-pairs/pairs-after-filler.csv", fit::SampleClock::busy, {0.07, 0.05, 0.10});
+  expect_check_set("h200-calibration/run4-sustained/gemm-check.csv", fit::SampleClock::busy, {0.07, 0.05, 0.10},
+                   "h200");
+  expect_check_set("h200-calibration/run5-align16/gemm-check-2.csv", fit::SampleClock::busy, {0.075, 0.05, 0.10},
+                   "h200");
+  expect_check_set("h200-calibration/run8-clock-pairs/pairs-after-filler.csv", fit::SampleClock::busy,
+                   {0.07, 0.05, 0.10}, "h200");
 }
 
 // The H100 profile borrows the H200's GEMM surfaces and power-cap model (same die, same limit). Run 1 on an H100
 // 80GB HBM3 (2026-12-05) drew a check set with run 4's seed, 10 ms after the fillers: 6.5% median, +0.1% signed,
 // fp8 the worst variant at 9.4% (docs/calibration.md, "H100").
 TEST(ShippedProfiles, H100PredictsItsAfterFillerCheckSetOnABusyGpu) {
-  expect_check_set("run1-sustained/gemm-check.csv", fit::SampleClock::busy, {0.07, 0.03, 0.10}, "h100");
+  expect_check_set("h100-calibration/run1-sustained/gemm-check.csv", fit::SampleClock::busy, {0.07, 0.03, 0.10},
+                   "h100-sxm");
 }
 
 // Run 2 on an H100 (another lease, 2026-12-05): a held-out steady set (seed 20261206), each shape replayed alone
 // 250 ms, priced at the kernel's own clock by the borrowed power-cap model: 6.2% median, -0.7% signed (fp8 7.2%).
 TEST(ShippedProfiles, H100PredictsItsHeldOutSteadyCheckSetAtEachKernelsOwnClock) {
-  expect_check_set("run2-steady/heldout-steady.csv", fit::SampleClock::own, {0.07, 0.02, 0.08}, "h100");
+  expect_check_set("h100-calibration/run2-steady/heldout-steady.csv", fit::SampleClock::own, {0.07, 0.02, 0.08},
+                   "h100-sxm");
 }
 
 }  // namespace

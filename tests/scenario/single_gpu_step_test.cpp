@@ -68,8 +68,8 @@ TEST(SingleGpuStep, PowerCapModelPlacesTheStepsClock) {
 // die, same 700 W limit) beside the H100's datasheet HBM3. Run 1 on an H100 80GB HBM3 (2026-12-05,
 // profiles/h100-calibration/run1-sustained/) measured the same three steps at the H200's clocks (1,665, 1,620 and
 // 1,575 MHz at 700 W): predicted +2.3%, +5.6% and +5.5%. The power-cap model places their clocks 90-115 MHz high
-// (it gives the H100's HBM3 the H200's static power and less memory power than the board draws); the bound on
-// the clock is a guard on that known bias, not a claim of accuracy.
+// (the H100's own idle and HBM power, 130 W and 445 W, tried in its place, move them only 20-30 MHz: the cause is
+// not found); the bound on the clock is a guard on that known bias, not a claim of accuracy.
 TEST(SingleGpuStep, H100ProfilePredictsPyTorchStepsMeasuredOnAnH100) {
   const auto results = testing::measured_results("h100-calibration/run1-sustained/gpt_step.json");
   ASSERT_GE(results.size(), 3u);
