@@ -129,6 +129,22 @@ TEST(ValidationLayout, AStatedEpOverlapRunsWhereMegatronCoreAllowsIt) {
   EXPECT_TRUE(has(rows[2], "EP overlap stated but not modelled"));
 }
 
+// "DDP" in a NeMo / Megatron-Bridge row names the data-parallel wrapper (their tables write FSDP 0 as "use DDP"),
+// so the recipes' distributed optimizer applies as for an empty cell; elsewhere DDP keeps every optimizer state.
+TEST(ValidationLayout, DdpInAMegatronBridgeRowKeepsTheDistributedOptimizer) {
+  const Cells bridge = edited(kMoe, {{"framework", "Megatron-Bridge / NeMo 25.11"}});
+  const auto rows = run(csv_row(bridge) + csv_row(edited(bridge, {{"row_id", "2"}, {"zero_fsdp", "DDP"}})) +
+                        csv_row(edited(bridge, {{"row_id", "3"}, {"zero_fsdp", "DDP"}, {"framework", "PyTorch DDP"}})));
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& r : rows) ASSERT_FALSE(r.skipped.has_value()) << r.id << ": " << *r.skipped;
+  EXPECT_TRUE(has(rows[0], "distributed optimizer"));
+  EXPECT_TRUE(has(rows[1], "distributed optimizer (DDP as the data-parallel wrapper)"));
+  EXPECT_DOUBLE_EQ(rows[1].predicted, rows[0].predicted);
+  EXPECT_FALSE(has(rows[2], "distributed optimizer"));
+  // Unsharded Adam states: a longer optimizer step on every GPU.
+  EXPECT_GT(rows[2].step.breakdown.optimizer, rows[0].step.breakdown.optimizer);
+}
+
 // Megatron-Core's recompute modules named in the recompute column run as such (only those, and the attention
 // core where core_attn is named); a recompute cell without module names keeps its old reading.
 TEST(ValidationLayout, NamedRecomputeModulesAreRecomputed) {
