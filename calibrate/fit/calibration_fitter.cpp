@@ -82,6 +82,9 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
   p.provenance.description = "calibrated on " + run.gpu_name + " (" + run.host + ", " + run.date + "; driver " +
                              run.driver + ", CUDA " + run.cuda + ", cuBLASLt " + run.cublas + ", NCCL " + run.nccl +
                              "); datasheet figures from " + base.provenance.profile;
+  // The memory CUDA reports on the calibrated GPU (the samples' memory_bytes), not the datasheet's rounded
+  // figure: an "80GB" H100 shows 79.2 GiB (85.0e9 bytes), 6% above 80e9 bytes.
+  if (run.memory.value() > 0) p.gpu.memory = run.memory;
 
   const auto fitted_gemm = [](const CalibrationSample& s) { return s.kind == "gemm"; };
 

@@ -80,6 +80,9 @@ void register_validate_command(CLI::App& app) {
         e["assumptions"] = r.assumptions;
         e["predicted_step_s"] = r.predicted_step_s();
         e["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);  // the object `run --json` writes
+        e["peak_memory_bytes"] = r.memory.total().value();
+        e["memory_capacity_bytes"] = r.memory_capacity.value();
+        e["memory"] = memory_json(r.memory);
         if (r.band.valid()) {
           e["band"] = {{"low", r.band.low}, {"high", r.band.high}, {"level", r.band.level}, {"basis", r.band.basis}};
         }

@@ -29,7 +29,7 @@ const ParamTable<GpuSpec>& gpu_params() {
     ParamTable<GpuSpec> p("gpu", "The GPU's datasheet figures.");
     p.field("name", &GpuSpec::name, {.help = "e.g. NVIDIA H100 SXM5 80GB", .required = true});
     p.field("sm_count", &GpuSpec::sm_count, {.help = "streaming multiprocessors", .positive = true, .required = true});
-    p.field("memory", &GpuSpec::memory, {.help = "HBM capacity", .positive = true, .required = true});
+    p.field("memory", &GpuSpec::memory, {.help = "HBM capacity as CUDA reports it (a measured profile takes its calibration's memory_bytes: an \"80GB\" H100 shows 79.2 GiB, a \"141GB\" H200 139.8 GiB)", .positive = true, .required = true});
     p.field("memory_bandwidth", &GpuSpec::memory_bandwidth,
             {.help = "datasheet HBM bandwidth", .positive = true, .required = true});
     p.field("tdp", &GpuSpec::tdp, {.help = "board power limit", .positive = true, .required = true});

@@ -37,17 +37,7 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["tokens_per_step"] = r.tokens_per_step;
 
   j["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);
-  const MemoryBreakdown& m = r.memory;
-  j["memory"] = {
-      {"stage", m.stage},
-      {"weights_bytes", m.weights.value()},
-      {"gradients_bytes", m.gradients.value()},
-      {"optimizer_bytes", m.optimizer.value()},
-      {"activations_bytes", m.activations.value()},
-      {"comm_buffers_bytes", m.comm_buffers.value()},
-      {"workspace_bytes", m.workspace.value()},
-      {"fragmentation_bytes", m.fragmentation.value()},
-  };
+  j["memory"] = memory_json(r.memory);
   j["compute_model"] = {{"profile", r.compute_provenance.profile},
                         {"source", r.compute_provenance.kind},
                         {"reference", r.compute_provenance.description}};
@@ -81,6 +71,19 @@ nlohmann::ordered_json stage_json(const StepBreakdown& b) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json memory_json(const MemoryBreakdown& m) {
+  return {
+      {"stage", m.stage},
+      {"weights_bytes", m.weights.value()},
+      {"gradients_bytes", m.gradients.value()},
+      {"optimizer_bytes", m.optimizer.value()},
+      {"activations_bytes", m.activations.value()},
+      {"comm_buffers_bytes", m.comm_buffers.value()},
+      {"workspace_bytes", m.workspace.value()},
+      {"fragmentation_bytes", m.fragmentation.value()},
+  };
+}
 
 nlohmann::ordered_json breakdown_json(const StepResult& step, std::optional<double> sm_clock_mhz) {
   using J = nlohmann::ordered_json;

@@ -529,6 +529,8 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v,
   v.moe = sc->model.is_moe();
   v.step = r.step;
   v.sm_clock_mhz = r.sm_clock_mhz;
+  v.memory = r.memory;
+  v.memory_capacity = r.memory_capacity;
   v.calibration_p90 = band_calibration_p90(sc->profile);
   if (v.quantity == "step_time_s") v.predicted = r.step.step_time.seconds();
   else if (v.quantity == "tokens_per_s_per_gpu") v.predicted = r.tokens_per_s / r.gpus;

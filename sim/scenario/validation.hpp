@@ -12,6 +12,7 @@
 
 #include "sim/input/csv_table.hpp"
 #include "sim/replay/step_replay.hpp"
+#include "sim/workload/memory_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/error_band.hpp"
 
@@ -32,6 +33,8 @@ struct ValidationRow {
   bool moe = false;
   StepResult step;                    ///< the simulated step behind `predicted`, and where its time went
   std::optional<double> sm_clock_mhz; ///< the critical stage's SM clock (none without a power-cap model)
+  MemoryBreakdown memory;             ///< the most loaded GPU's footprint
+  Bytes memory_capacity;              ///< per GPU
   double calibration_p90 = 0;         ///< band_calibration_p90 of the row's profile
   /// Step-time band from the other rows of the same batch (leave one out), expressed in `quantity`'s unit.
   ErrorBand band;

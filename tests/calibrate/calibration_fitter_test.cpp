@@ -101,6 +101,9 @@ TEST(CalibrationFitter, FitsHoldsOutAQuarterAndWritesALoadableProfile) {
   EXPECT_DOUBLE_EQ(r.profile.fits.power->compute.value(), 650);
   EXPECT_DOUBLE_EQ(r.profile.gpu.idle_power.value(), 100);
 
+  // No memory in the samples' header: the datasheet's stays.
+  EXPECT_EQ(r.profile.gpu.memory, base.gpu.memory);
+
   // Written and read back, the profile predicts what the fit predicted.
   const auto path = (std::filesystem::temp_directory_path() / "cs_synthetic_profile.yaml").string();
   {
@@ -116,6 +119,26 @@ TEST(CalibrationFitter, FitsHoldsOutAQuarterAndWritesALoadableProfile) {
     EXPECT_NEAR(b->gemm(s) / a->gemm(s), 1.0, 1e-4);  // residual rows are written with 6 digits
   }
   EXPECT_EQ(b->memory_bound(Bytes{1e9}), a->memory_bound(Bytes{1e9}));
+}
+
+// The profile's capacity is the memory CUDA reported on the calibrated GPU (the samples' memory_bytes), not the
+// datasheet's rounded figure: an "80GB" H100 reports 85,017,493,504 bytes (79.2 GiB), written back exactly.
+TEST(CalibrationFitter, TakesTheMemoryTheCalibratedGpuReported) {
+  const DeviceProfile base = find_device_profile("h100-sxm-datasheet");
+  SamplesFile samples = synthetic_samples(base);
+  samples.run.memory = Bytes{85017493504.0};
+  FitOptions opt;
+  opt.profile_name = "synthetic";
+  const FitResult r = fit_calibration(base, samples, opt);
+  EXPECT_EQ(base.gpu.memory, Bytes{80e9});
+  EXPECT_EQ(r.profile.gpu.memory, Bytes{85017493504.0});
+  const auto path = (std::filesystem::temp_directory_path() / "cs_synthetic_memory_profile.yaml").string();
+  {
+    std::ofstream out(path);
+    write_device_profile(out, r.profile);
+  }
+  EXPECT_EQ(load_device_profile(path).gpu.memory, Bytes{85017493504.0});
+  std::filesystem::remove(path);
 }
 
 // A profile held against samples: one prediction per GEMM and attention sample, equal to the fit's own

@@ -74,6 +74,19 @@ TEST(ShippedProfiles, H200HoldoutMeetsTheTargetAndMatchesTheCommittedProfile) {
   EXPECT_EQ(committed->gemm_holdout_count, r.gemm_holdout.count);
   EXPECT_NEAR(committed->gemm_holdout_p90, r.gemm_holdout.p90, 1e-9);
   EXPECT_NEAR(committed->attention_holdout_p90, r.attention_holdout.p90, 1e-9);
+  // The capacity is the memory CUDA reported on the calibrated H200, as the fit writes it.
+  EXPECT_EQ(find_device_profile("h200").gpu.memory, r.profile.gpu.memory);
+  EXPECT_NEAR(r.profile.gpu.memory.value() / 1.5010988e11, 1.0, 1e-6);
+}
+
+// The borrowed H100 profile carries the memory CUDA reported on the real H100 of calibration run 1 (79.2 GiB), not
+// the datasheet's "80GB" read as 80e9 bytes (74.5 GiB); the H800 (same board, less NVLink) the same.
+TEST(ShippedProfiles, H100CapacityIsWhatTheRealH100Reported) {
+  const SamplesFile run1 = read_samples_file(std::string(CS_SOURCE_DIR) +
+                                             "/profiles/h100-calibration/run1-sustained/samples-burst.csv");
+  ASSERT_GT(run1.run.memory.value(), 0.0);
+  EXPECT_NEAR(find_device_profile("h100-sxm").gpu.memory.value() / run1.run.memory.value(), 1.0, 1e-6);
+  EXPECT_EQ(find_device_profile("h800-sxm").gpu.memory, find_device_profile("h100-sxm").gpu.memory);
 }
 
 }  // namespace
