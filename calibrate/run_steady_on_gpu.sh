@@ -14,22 +14,9 @@ total=${2:-570}
 mkdir -p "$outdir"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
 log="$outdir/run.log"
-start=$(date +%s)
-left() { echo $((total - ($(date +%s) - start))); }
-step() {  # step NAME SECONDS COMMAND...: runs COMMAND under min(SECONDS, time left - 10)
-  local name=$1 limit=$2 t
-  shift 2
-  local budget=$(( $(left) - 10 < limit ? $(left) - 10 : limit ))
-  if [ "$budget" -lt 20 ]; then echo "run: $name skipped (no time left)" | tee -a "$log"; return; fi
-  t=$(date +%s)
-  timeout "$budget" "$@" 2>&1 | tee -a "$log" | grep -vE "^\[.*(gemm_check|attention) [0-9]"
-  echo "run: $name rc=$? $(($(date +%s) - t)) s" | tee -a "$log"
-}
-{
-  date -u
-  nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,\
-temperature.gpu --format=csv
-} >"$log" 2>&1
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/device_steps.sh"
+gpu_header >"$log" 2>&1
 cd calibrate/pytorch || exit 1
 step attention-burst 70 python3 attention_bench.py --out "$outdir/samples-attention.csv"
 step attention-sustained 100 python3 attention_bench.py --sustained --out "$outdir/samples-attention-sustained.csv"
