@@ -84,15 +84,22 @@ TEST(ShippedProfiles, H200PredictsTheAfterFillerCheckSetsOnABusyGpu) {
 // The H100 profile borrows the H200's GEMM surfaces and power-cap model (same die, same limit). Run 1 on an H100
 // 80GB HBM3 (2026-12-05) drew a check set with run 4's seed, 10 ms after the fillers: 6.5% median, +0.1% signed,
 // fp8 the worst variant at 9.4% (docs/calibration.md, "H100").
+// Run 4 (a third lease) timed the clock pairs' shapes (seed 20261205) the same way: 6.7% median, +3.1% signed.
 TEST(ShippedProfiles, H100PredictsItsAfterFillerCheckSetOnABusyGpu) {
   expect_check_set("h100-calibration/run1-sustained/gemm-check.csv", fit::SampleClock::busy, {0.07, 0.03, 0.10},
+                   "h100-sxm");
+  expect_check_set("h100-calibration/run4-pairs/pairs-after-filler.csv", fit::SampleClock::busy, {0.07, 0.04, 0.10},
                    "h100-sxm");
 }
 
 // Run 2 on an H100 (another lease, 2026-12-05): a held-out steady set (seed 20261206), each shape replayed alone
 // 250 ms, priced at the kernel's own clock by the borrowed power-cap model: 6.2% median, -0.7% signed (fp8 7.2%).
+// Run 4's second held-out set (seed 20261207, a third lease): 6.3% median, -3.3% signed, fp8 about 9% (-7.8%): fp8 is
+// predicted fast on this board, the bounds are what it reaches.
 TEST(ShippedProfiles, H100PredictsItsHeldOutSteadyCheckSetAtEachKernelsOwnClock) {
   expect_check_set("h100-calibration/run2-steady/heldout-steady.csv", fit::SampleClock::own, {0.07, 0.02, 0.08},
+                   "h100-sxm");
+  expect_check_set("h100-calibration/run4-pairs/heldout-steady-2.csv", fit::SampleClock::own, {0.07, 0.04, 0.095},
                    "h100-sxm");
 }
 
