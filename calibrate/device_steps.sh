@@ -1,7 +1,20 @@
-# Shared by the device-call scripts (run_steady_on_gpu.sh, run_pairs_on_gpu.sh): a time budget for the whole
-# call and a step runner that gives each part min(its own limit, what is left - 10 s) and logs how it ended.
-# Source it after setting: outdir, total (seconds), log (file); it sets start.
+# Shared by the device-call scripts (run_steady_on_gpu.sh, run_pairs_on_gpu.sh), sourced with their arguments
+# OUTDIR [TOTAL_SECONDS]: the output folder and its run.log (the board's state first), the environment every
+# call keeps, a time budget for the whole call, and a step runner that gives each part min(its own limit, what
+# is left - 10 s) and logs how it ended. Sets outdir, total, log, here (calibrate/) and start.
+set -u -o pipefail
+outdir=${1:?usage: $(basename "$0") OUTDIR [TOTAL_SECONDS]}
+total=${2:-570}
+mkdir -p "$outdir"
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
+log="$outdir/run.log"
+here=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s)
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,\
+temperature.gpu --format=csv
+} >"$log" 2>&1
 left() { echo $((total - ($(date +%s) - start))); }
 step() {  # step NAME SECONDS COMMAND...: runs COMMAND under min(SECONDS, time left - 10)
   local name=$1 limit=$2 t
@@ -11,9 +24,4 @@ step() {  # step NAME SECONDS COMMAND...: runs COMMAND under min(SECONDS, time l
   t=$(date +%s)
   timeout "$budget" "$@" 2>&1 | tee -a "$log" | grep -vE "^\[.*(gemm_check|attention) [0-9]"
   echo "run: $name rc=$? $(($(date +%s) - t)) s" | tee -a "$log"
-}
-gpu_header() {  # the board's state at the start of the call
-  date -u
-  nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,\
-temperature.gpu --format=csv
 }

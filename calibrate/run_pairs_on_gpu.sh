@@ -6,15 +6,7 @@
 # so the power-cap fit sees one kernel at two clocks (what pins the duty-cycle beta; the H200's run 8).
 #
 #   calibrate/run_pairs_on_gpu.sh OUTDIR [TOTAL_SECONDS]
-set -u -o pipefail
-outdir=${1:?usage: run_pairs_on_gpu.sh OUTDIR [TOTAL_SECONDS]}
-total=${2:-570}
-mkdir -p "$outdir"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-log="$outdir/run.log"
-here=$(cd "$(dirname "$0")" && pwd)
-source "$here/device_steps.sh"
-gpu_header >"$log" 2>&1
+source "$(dirname "$0")/device_steps.sh"
 cd "$here/pytorch" || exit 1
 step pairs-after-filler 200 python3 gemm_check.py --out "$outdir/pairs-after-filler.csv" --count 150 --seed 20261205 \
   --settle-ms 10

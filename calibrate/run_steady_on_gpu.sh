@@ -8,16 +8,8 @@
 # Each part has its own time limit so the whole fits one device call; what ran is kept if a later part fails.
 #
 #   calibrate/run_steady_on_gpu.sh OUTDIR [TOTAL_SECONDS]
-set -u -o pipefail
-outdir=${1:?usage: run_steady_on_gpu.sh OUTDIR [TOTAL_SECONDS]}
-total=${2:-570}
-mkdir -p "$outdir"
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-log="$outdir/run.log"
-here=$(cd "$(dirname "$0")" && pwd)
-source "$here/device_steps.sh"
-gpu_header >"$log" 2>&1
-cd calibrate/pytorch || exit 1
+source "$(dirname "$0")/device_steps.sh"
+cd "$here/pytorch" || exit 1
 step attention-burst 70 python3 attention_bench.py --out "$outdir/samples-attention.csv"
 step attention-sustained 100 python3 attention_bench.py --sustained --out "$outdir/samples-attention-sustained.csv"
 step steady 170 python3 gemm_check.py --out "$outdir/gemm-check-steady.csv" --count 150 --seed 20261204 \

@@ -113,10 +113,16 @@ class Node:
         return grads, ev
 
 
+def layer_nodes(L):
+    """A layer's five schedule nodes on their streams: compute for attn, post_attn and mlp; the second stream for
+    dispatch and combine."""
+    return dict(attn=Node(L.comp), post=Node(L.comp), disp=Node(L.comm), mlp=Node(L.comp), comb=Node(L.comm))
+
+
 def forward_layer(L, x, ev, sync_at, state):
     """Forward of one layer as nodes; returns the layer's nodes, its output and the output's event."""
     st = {}
-    n = dict(attn=Node(L.comp), post=Node(L.comp), disp=Node(L.comm), mlp=Node(L.comp), comb=Node(L.comm))
+    n = layer_nodes(L)
     h, e1 = n["attn"].forward(L.attn, ev, x)
     xp, e2 = n["post"].forward(lambda t: L.post_attn(t, st, sync_at == "post"), e1, h)
     xd, e3 = n["disp"].forward(lambda t: L.dispatch(t, st, sync_at == "disp"), e2, xp)
@@ -143,7 +149,7 @@ def backward_layer(nodes, g, ev):
 def merged_layer(Lf, x, evx, fstate, bnodes, g, evg, sync_at):
     """One layer of the merged schedule: the forward of Lf on x and the backward of bnodes, in Megatron's order."""
     st = {}
-    n = dict(attn=Node(Lf.comp), post=Node(Lf.comp), disp=Node(Lf.comm), mlp=Node(Lf.comp), comb=Node(Lf.comm))
+    n = layer_nodes(Lf)
     (gy, gh), eb = bnodes["comb"].backward(g, evg)                       # b.combine.bwd (comm)
     h, e1 = n["attn"].forward(Lf.attn, evx, x)                           # f.attn
     xp, e2 = n["post"].forward(lambda t: Lf.post_attn(t, st, sync_at == "post"), e1, h)   # f.post_attn

@@ -347,7 +347,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // "use DDP" (performance-summary.md, Nomenclature) while its recipes shard the optimizer
   // (use_distributed_optimizer=True, recipes/qwen/qwen3_moe.py).
   const bool wrapper_only = (zero == "DDP" || zero == "ddp") && nemo;
-  if ((zero.empty() || wrapper_only) && (contains(cell("framework"), "Megatron-Core") || contains(cell("framework"), "NeMo"))) {
+  if ((zero.empty() && (contains(fw, "Megatron-Core") || nemo)) || wrapper_only) {
     p.zero_stage = 1;  // both default to the distributed optimizer (Megatron-Core --use-distributed-optimizer)
     assumptions.push_back(wrapper_only ? "distributed optimizer (DDP as the data-parallel wrapper)" : "distributed optimizer");
   }

@@ -12,9 +12,9 @@
 
 #include "sim/input/csv_table.hpp"
 #include "sim/replay/step_replay.hpp"
-#include "sim/workload/memory_model.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/error_band.hpp"
+#include "sim/workload/memory_model.hpp"
 
 namespace cs {
 
