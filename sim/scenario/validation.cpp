@@ -369,10 +369,19 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   }
   tr.seq_len = m.seq_len;
   const std::string prec = lower(cell("precision"));
-  tr.precision = prec.starts_with("fp8") || contains(prec, " fp8") ? DType::fp8
+  // 4-bit formats (NVFP4, MXFP4) need fp4 GEMM pricing, which no profile has: such a row is not compared.
+  if (contains(prec, "fp4")) {
+    skip = "precision \"" + cell("precision") + "\": fp4 training is not modelled (no fp4 GEMM pricing)";
+    return std::nullopt;
+  }
+  // MXFP8 (Blackwell's block-scaled fp8: "MXFP8", "FP8-MX") is fp8 whose per-block scales the tensor cores apply;
+  // its quantisation is one pass over the tensor, as delayed scaling's, with no separate amax pass.
+  const bool mxfp8 = contains(prec, "mxfp8") || contains(prec, "fp8-mx");
+  tr.precision = prec.starts_with("fp8") || contains(prec, " fp8") || mxfp8 ? DType::fp8
                  : contains(prec, "fp16") && !contains(prec, "bf16") ? DType::fp16 : DType::bf16;
+  if (mxfp8) assumptions.push_back("MXFP8: fp8 GEMMs, block scales applied in the tensor cores, one-pass casts");
   if (tr.precision == DType::fp8) {
-    if (contains(prec, "fp8-cs") || contains(prec, "current")) tr.fp8_recipe = Fp8Recipe::current;
+    if (!mxfp8 && (contains(prec, "fp8-cs") || contains(prec, "current"))) tr.fp8_recipe = Fp8Recipe::current;
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
   }

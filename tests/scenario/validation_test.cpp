@@ -165,6 +165,25 @@ TEST(Validation, LookAlikeHopperPartsAreSkippedNotMispriced) {
   EXPECT_FALSE(rows[3].skipped.has_value());
 }
 
+// Blackwell's precision names: MXFP8 ("MXFP8", "FP8-MX") is fp8 with one-pass casts, priced as delayed-scaling
+// fp8 (not as bf16, which its name does not start with); 4-bit formats are skipped with the reason, not priced as bf16.
+TEST(Validation, BlockScaledFp8IsFp8AndFp4IsSkipped) {
+  std::string csv = header();
+  const char* precisions[] = {"bf16", "fp8", "MXFP8", "FP8-MX", "NVFP4"};
+  int id = 0;
+  for (const char* prec : precisions) {
+    csv += row(testing::edited(testing::small_gpt_row(), {{"row_id", std::to_string(++id)}, {"precision", prec}}));
+  }
+  const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
+  ASSERT_EQ(rows.size(), 5u);
+  for (int i = 0; i < 4; ++i) ASSERT_FALSE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << precisions[i];
+  EXPECT_LT(rows[1].predicted_step_s(), rows[0].predicted_step_s() * 0.95);  // fp8 is faster than bf16 here
+  EXPECT_DOUBLE_EQ(rows[2].predicted_step_s(), rows[1].predicted_step_s());
+  EXPECT_DOUBLE_EQ(rows[3].predicted_step_s(), rows[1].predicted_step_s());
+  ASSERT_TRUE(rows[4].skipped.has_value());
+  EXPECT_NE(rows[4].skipped->find("fp4"), std::string::npos) << *rows[4].skipped;
+}
+
 TEST(Validation, RejectsAFileWithoutTheColumns) {
   const CsvTable t = CsvTable::parse("a,b\n1,2\n", "x.csv");
   EXPECT_THROW((void)validate(t), InputError);
