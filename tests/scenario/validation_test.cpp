@@ -165,11 +165,11 @@ TEST(Validation, LookAlikeHopperPartsAreSkippedNotMispriced) {
   EXPECT_FALSE(rows[3].skipped.has_value());
 }
 
-// Blackwell's precision names: MXFP8 ("MXFP8", "FP8-MX") is fp8 with one-pass casts, priced as delayed-scaling
-// fp8 (not as bf16, which its name does not start with); 4-bit formats are skipped with the reason, not priced as bf16.
+// Blackwell's precision names: MXFP8 ("MXFP8", "FP8-MX") is fp8 whose casts are priced as current scaling's
+// (not bf16, which its name does not start with); 4-bit formats are skipped with the reason, not priced as bf16.
 TEST(Validation, BlockScaledFp8IsFp8AndFp4IsSkipped) {
   std::string csv = header();
-  const char* precisions[] = {"bf16", "fp8", "MXFP8", "FP8-MX", "NVFP4"};
+  const char* precisions[] = {"bf16", "FP8-CS", "MXFP8", "FP8-MX", "NVFP4"};
   int id = 0;
   for (const char* prec : precisions) {
     csv += row(testing::edited(testing::small_gpt_row(), {{"row_id", std::to_string(++id)}, {"precision", prec}}));
