@@ -165,6 +165,18 @@ TEST(Validation, MegatronBridgeB200Checks) {
   EXPECT_LE(sum / 31, 0.37) << "MAPE " << 100 * sum / 31 << "%";
 }
 
+// Megatron-Bridge's DGX GB200 runs (data/checks/megatron_bridge_gb200.csv, 67 rows): a GB200 NVL72 rack is not
+// modelled, so every row is skipped with that reason rather than priced on another node.
+TEST(Validation, GB200RowsAreSkippedWithTheReason) {
+  const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_gb200.csv";
+  const auto rows = validate(CsvTable::load(csv.string()));
+  ASSERT_EQ(rows.size(), 67u);
+  for (const auto& r : rows) {
+    ASSERT_TRUE(r.skipped.has_value()) << "row " << r.id;
+    EXPECT_NE(r.skipped->find("NVL72"), std::string::npos) << "row " << r.id << ": " << *r.skipped;
+  }
+}
+
 // The Megatron-Core MoE report's H100 results (arXiv 2603.07685, Table 11; configurations in Table 17 and
 // Appendix B; data/checks/megatron_core_moe_report_h100.csv): Qwen3-235B-A22B on 256 and DeepSeek-V3 on 1,024 H100
 // with DeepEP and the EP all-to-all overlapped by the merged forward-backward schedule. Without the overlap they
