@@ -73,6 +73,7 @@ def run(cfg, routing, steps, warmup, nvml):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default="", help="comma-separated configuration names to run (default: all)")
     args = ap.parse_args()
     base = dict(hidden=2048, heads=32, kv_heads=4, head_dim=128, layers=6, vocab=151936)
     configs = [
@@ -86,6 +87,8 @@ def main():
     nvml = NvmlWindow()
     env["power_limit_w"] = nvml.power_limit_w
     results = []
+    if args.only:
+        configs = [c for c in configs if c["name"] in args.only.split(",")]
     for cfg in configs:
         for routing in (("static",) if cfg["experts"] == 0 else ("balanced", "static")):
             t0 = time.time()
