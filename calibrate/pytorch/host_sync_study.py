@@ -88,7 +88,11 @@ def main():
     env["power_limit_w"] = nvml.power_limit_w
     results = []
     if args.only:
-        configs = [c for c in configs if c["name"] in args.only.split(",")]
+        names = args.only.split(",")
+        unknown = sorted(set(names) - {c["name"] for c in configs})
+        if unknown:
+            ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(c['name'] for c in configs)}")
+        configs = [c for c in configs if c["name"] in names]
     for cfg in configs:
         for routing in (("static",) if cfg["experts"] == 0 else ("balanced", "static")):
             t0 = time.time()

@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from nvml_window import NvmlWindow
 
 
-def build(layers, moe, seq, mcore):
+def build(layers, moe, seq):
     from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_local_spec
     from megatron.core.models.gpt.gpt_model import GPTModel
     from megatron.core.transformer.transformer_config import TransformerConfig
@@ -59,7 +59,7 @@ def build(layers, moe, seq, mcore):
 def run(layers, moe, seq, args, nvml):
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
-    model, cfg = build(layers, moe, seq, args.mcore)
+    model, cfg = build(layers, moe, seq)
     mb = args.micro_batches
     tokens = torch.randint(0, 32768, (1, seq), device="cuda")
     pos = torch.arange(seq, device="cuda").unsqueeze(0)

@@ -102,21 +102,23 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     return std::nullopt;
   }
   // The export variants first (a cell may name the parent too): their parent's compute, NVLink cut to 400 GB/s.
-  if (contains(hw, "A800")) { profile = "a800-sxm"; topology = "hgx-a800"; }
-  else if (contains(hw, "H800")) { profile = "h800-sxm"; topology = "hgx-h800"; }
-  else if (contains(hw, "A100")) { profile = "a100-sxm"; topology = "dgx-a100"; }
-  else if (contains(hw, "H200")) { profile = "h200"; topology = "dgx-h200"; }
+  if (contains(uhw, "A800")) { profile = "a800-sxm"; topology = "hgx-a800"; }
+  else if (contains(uhw, "H800")) { profile = "h800-sxm"; topology = "hgx-h800"; }
+  else if (contains(uhw, "A100")) { profile = "a100-sxm"; topology = "dgx-a100"; }
+  else if (contains(uhw, "H200")) { profile = "h200"; topology = "dgx-h200"; }
   // The H100 SXM is the H200's compute die under the same 700 W limit: its rows use the H200's measured GEMM and
   // attention fits and power-cap model (sustained clocks), with the H100's own HBM (docs/validation.md).
-  else if (contains(hw, "H100")) { profile = "h100-sxm"; topology = "dgx-h100"; }
-  // The B200 has no calibration of this project's: its datasheet peaks at the GEMM, attention and HBM efficiencies
-  // published measurements give (profiles/b200.yaml), in DGX B200 nodes.
-  else if (contains(uhw, "B200") && !contains(uhw, "GB200")) { profile = "b200"; topology = "dgx-b200"; }
-  else if (contains(uhw, "GB200") || contains(uhw, "GB300") || contains(uhw, "B300")) {
+  else if (contains(uhw, "H100")) { profile = "h100-sxm"; topology = "dgx-h100"; }
+  // Grace-Blackwell racks ("GB200 NVL72", "GB300") and Blackwell Ultra ("B300"): a 72-GPU NVLink domain and another
+  // die, neither modelled. Before the B200, whose name "GB200" contains.
+  else if (contains(uhw, "GB200") || contains(uhw, "B300")) {
     skip = "hardware \"" + hw + "\" has no device profile or topology (Grace-Blackwell NVL72 racks and Blackwell "
            "Ultra are not modelled)";
     return std::nullopt;
   }
+  // The B200 has no calibration of this project's: its datasheet peaks at the GEMM, attention and HBM efficiencies
+  // published measurements give (profiles/b200.yaml), in DGX B200 nodes.
+  else if (contains(uhw, "B200")) { profile = "b200"; topology = "dgx-b200"; }
   else { skip = "hardware \"" + hw + "\" has no device profile"; return std::nullopt; }
 
   const auto gpus = num("gpu_count");
@@ -377,15 +379,14 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     return std::nullopt;
   }
   // MXFP8 (Blackwell's block-scaled fp8: "MXFP8", "FP8-MX") is fp8 whose per-block scales the tensor cores apply.
-  // Its cast reads a tensor once and writes a row-wise and a column-wise copy with their scales (the blocks run
-  // along the GEMM's K, which differs between forward and weight gradient): about the traffic of current
-  // scaling's amax pass and cast, so it is priced as that.
+  // Its cast finds each 32-element block's scale and casts in one pass (no separate amax pass, as current
+  // scaling has), writing a row-wise and a column-wise copy with their scales: priced as delayed scaling's cast.
   const bool mxfp8 = contains(prec, "mxfp8") || contains(prec, "fp8-mx");
   tr.precision = prec.starts_with("fp8") || contains(prec, " fp8") || mxfp8 ? DType::fp8
                  : contains(prec, "fp16") && !contains(prec, "bf16") ? DType::fp16 : DType::bf16;
-  if (mxfp8) assumptions.push_back("MXFP8: fp8 GEMMs, casts priced as current scaling's");
+  if (mxfp8) assumptions.push_back("MXFP8: fp8 GEMMs, one-pass block-scaled casts");
   if (tr.precision == DType::fp8) {
-    if (mxfp8 || contains(prec, "fp8-cs") || contains(prec, "current")) tr.fp8_recipe = Fp8Recipe::current;
+    if (!mxfp8 && (contains(prec, "fp8-cs") || contains(prec, "current"))) tr.fp8_recipe = Fp8Recipe::current;
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
   }

@@ -165,23 +165,45 @@ TEST(Validation, LookAlikeHopperPartsAreSkippedNotMispriced) {
   EXPECT_FALSE(rows[3].skipped.has_value());
 }
 
-// Blackwell's precision names: MXFP8 ("MXFP8", "FP8-MX") is fp8 whose casts are priced as current scaling's
-// (not bf16, which its name does not start with); 4-bit formats are skipped with the reason, not priced as bf16.
+// Blackwell's precision names: MXFP8 ("MXFP8", "FP8-MX") is fp8 with one-pass block-scaled casts, priced as
+// delayed scaling's (not bf16, which its name does not start with; not current scaling's two passes); 4-bit
+// formats are skipped with the reason, not priced as bf16.
 TEST(Validation, BlockScaledFp8IsFp8AndFp4IsSkipped) {
   std::string csv = header();
-  const char* precisions[] = {"bf16", "FP8-CS", "MXFP8", "FP8-MX", "NVFP4"};
+  const char* precisions[] = {"bf16", "fp8", "MXFP8", "FP8-MX", "FP8-CS", "NVFP4"};
   int id = 0;
   for (const char* prec : precisions) {
     csv += row(testing::edited(testing::small_gpt_row(), {{"row_id", std::to_string(++id)}, {"precision", prec}}));
   }
   const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
-  ASSERT_EQ(rows.size(), 5u);
-  for (int i = 0; i < 4; ++i) ASSERT_FALSE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << precisions[i];
+  ASSERT_EQ(rows.size(), 6u);
+  for (int i = 0; i < 5; ++i) ASSERT_FALSE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << precisions[i];
   EXPECT_LT(rows[1].predicted_step_s(), rows[0].predicted_step_s() * 0.95);  // fp8 is faster than bf16 here
   EXPECT_DOUBLE_EQ(rows[2].predicted_step_s(), rows[1].predicted_step_s());
   EXPECT_DOUBLE_EQ(rows[3].predicted_step_s(), rows[1].predicted_step_s());
-  ASSERT_TRUE(rows[4].skipped.has_value());
-  EXPECT_NE(rows[4].skipped->find("fp4"), std::string::npos) << *rows[4].skipped;
+  EXPECT_GT(rows[4].predicted_step_s(), rows[1].predicted_step_s());  // current scaling's amax pass costs more
+  ASSERT_TRUE(rows[5].skipped.has_value());
+  EXPECT_NE(rows[5].skipped->find("fp4"), std::string::npos) << *rows[5].skipped;
+}
+
+// Blackwell names: a B200 (any case) is priced with profiles/b200.yaml; Grace-Blackwell racks and Blackwell
+// Ultra, whose names contain "B200" or look like it, are skipped with that reason, not priced as a B200. Hopper
+// names match in any case too.
+TEST(Validation, BlackwellLookAlikesAreSkippedNotMispriced) {
+  const testing::Cells base = testing::edited(testing::small_gpt_row(), {}, {"hardware"});
+  const char* parts[] = {"GB200 NVL72", "GB300 NVL72", "HGX B300", "B200 (DGX-B200)", "b200 sxm", "h100 sxm5"};
+  std::string csv = header();
+  int id = 0;
+  for (const char* hw : parts) csv += row(testing::edited(base, {{"row_id", std::to_string(++id)}, {"hardware", hw}}));
+  const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
+  ASSERT_EQ(rows.size(), 6u);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << parts[i];
+    EXPECT_NE(rows[static_cast<std::size_t>(i)].skipped->find("Grace-Blackwell"), std::string::npos) << parts[i];
+  }
+  for (int i = 3; i < 6; ++i) ASSERT_FALSE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << parts[i];
+  EXPECT_DOUBLE_EQ(rows[4].predicted_step_s(), rows[3].predicted_step_s());
+  EXPECT_LT(rows[3].predicted_step_s(), rows[5].predicted_step_s() * 0.8);  // a B200 step, not an H100's
 }
 
 TEST(Validation, RejectsAFileWithoutTheColumns) {
