@@ -53,13 +53,13 @@ def build(layers, moe, seq):
                                     normalization="RMSNorm")
     model = GPTModel(config=cfg, transformer_layer_spec=spec, vocab_size=32768, max_sequence_length=seq,
                      pre_process=True, post_process=True, position_embedding_type="rope")
-    return model.cuda(), cfg
+    return model.cuda()
 
 
 def run(layers, moe, seq, args, nvml):
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
-    model, cfg = build(layers, moe, seq)
+    model = build(layers, moe, seq)
     mb = args.micro_batches
     tokens = torch.randint(0, 32768, (1, seq), device="cuda")
     pos = torch.arange(seq, device="cuda").unsqueeze(0)
