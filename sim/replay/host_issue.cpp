@@ -30,7 +30,10 @@ HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& str
     const int launches = std::max(1, ops[i].launches);
     const double g = stream[i].seconds() / launches;
     const double further = !native ? h : (ops[i].kind == OpKind::gemm ? kNativeGemmLaunch : kNativeKernelLaunch).seconds();
-    for (int k = 0; k < launches; ++k) run.launch(k == 0 ? h : further, g);
+    for (int k = 0; k < launches; ++k) {
+      run.launch(k == 0 ? h : further, g);
+      r.host_ += k == 0 ? h : further;
+    }
   }
   return r;
 }
@@ -50,6 +53,8 @@ HostIssue HostIssue::then(const HostIssue& next) const {
     r.closed_ = closed_ + std::max(0.0, tail_.then(next.head_).deficit) + next.closed_;
     r.tail_ = next.tail_;
   }
+  r.synced_ = synced_ || next.synced_;
+  r.host_ = host_ + next.host_;
   return r;
 }
 

@@ -25,6 +25,10 @@ class HostIssue {
   [[nodiscard]] HostIssue then(const HostIssue& next) const;
   /// GPU idle time waiting for the host over the whole run, both clocks starting together.
   [[nodiscard]] Time wait() const;
+  /// The host's time launching the whole run (every launch's cost, synchronisations' waits excluded).
+  [[nodiscard]] Time host() const { return Time::from_seconds(host_); }
+  /// Whether the run synchronises the host with the GPU somewhere (Op::host_sync).
+  [[nodiscard]] bool synced() const noexcept { return synced_; }
 
  private:
   struct Run {  // launches with no synchronisation among them
@@ -37,6 +41,7 @@ class HostIssue {
   bool synced_ = false;
   double closed_ = 0;   ///< idle inside the segments between the first and the last synchronisation
   Run tail_;            ///< from the last synchronisation on
+  double host_ = 0;     ///< every launch's host cost, summed
 };
 
 }  // namespace cs

@@ -177,7 +177,7 @@ void StepReplay::try_start(int s) {
   Time dur = c.total();
   if (pair) {
     const PipelineUnit& w = st.order[st.next + 1];
-    dur = costs_.merged(s, u.chunk, w.chunk) + c.host_wait + costs_.backward(s, w.chunk).host_wait;
+    dur = costs_.merged(s, u.chunk, w.chunk) + costs_.merged_host_wait(s, u.chunk, w.chunk);
   }
   // The last backward of a chunk produces its final gradients layer by layer: release the DP buckets
   // while it runs, so their reduction overlaps the rest of the backward pass.
@@ -202,18 +202,24 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
     st.sums.memory_kernels += c.memory_kernels;
     st.sums.tp_comm += c.tp_comm;
     st.sums.cp_comm += c.cp_comm;
-    st.sums.host_wait += c.host_wait;
+    if (count == 1) st.sums.host_wait += c.host_wait;
     st.sums.clock_seconds += c.clock_seconds;
     st.model_flops += c.model_flops;
     st.hardware_flops += c.hardware_flops;
     if (count == 1) st.sums.ep_comm += c.ep_comm;
-    stream_work += c.compute + c.tp_comm + c.cp_comm + c.host_wait;
+    stream_work += c.compute + c.tp_comm + c.cp_comm + (count == 1 ? c.host_wait : Time::zero());
     name += std::string(k > 0 ? " + " : "") + (u.forward ? "F" : "B") + " mb" + std::to_string(u.micro_batch) +
             (virtual_ > 1 ? " chunk" + std::to_string(u.chunk) : "");
   }
   // Merged units: what the all-to-alls add beyond the compute stream's own work is their exposed part (their
   // contention with the compute beside them included).
-  if (count > 1) st.sums.ep_comm += std::max(Time::zero(), (engine_.now() - start) - stream_work);
+  if (count > 1) {
+    // The pair's host wait (its units' own, or the host's time issuing both where that is longer).
+    const Time host_wait = costs_.merged_host_wait(s, st.order[index].chunk, st.order[index + 1].chunk);
+    st.sums.host_wait += host_wait;
+    stream_work += host_wait;
+    st.sums.ep_comm += std::max(Time::zero(), (engine_.now() - start) - stream_work);
+  }
   emit(s, "compute", std::move(name), start, engine_.now());
 
   // The micro-batch moves on to the next piece (forward) or the previous one (backward), wherever its

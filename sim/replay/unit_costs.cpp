@@ -113,6 +113,16 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   return u;
 }
 
+Time UnitCosts::merged_pair_host_wait(const UnitCost& f, const UnitCost& b, Time merged_gpu) const {
+  const Time own = f.host_wait + b.host_wait;
+  if (train_.host_launch_cost <= Time::zero()) return own;  // captured in CUDA graphs: no eager host
+  // DeepSeek's DualPipe is its own framework's schedule, not Megatron-Core's nodes: its host issues the launches.
+  const bool nodes = plan_.schedule != PipelineSchedule::dualpipe;
+  const Time per_node = f.issue.synced() || b.issue.synced() ? kScheduleNodeHostSynced : kScheduleNodeHost;
+  const Time host = f.host + b.host + (nodes ? per_node * (f.schedule_nodes + b.schedule_nodes) : Time::zero());
+  return std::max(own, host - merged_gpu);
+}
+
 Time UnitCosts::FlexDispatch::time(const Op& op, const CollectiveEstimate& estimate) const {
   const double token = op.bytes.value() / top_k;  // one routed token's bytes (times the capacity or imbalance)
   Time inter = Time::zero(), intra = Time::zero();
@@ -226,24 +236,33 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       struct Part {
         const std::pair<UnitCost, UnitCost>* cost;
         bool layer;
+        int nodes;  // Megatron-Core schedule nodes (model_chunk_schedule_plan.py): attn, post_attn, moe_dispatch,
+                    // mlp, moe_combine for an MoE layer, attn and mlp for a dense one, one per loss head
+      };
+      const auto layer_part = [&](int l) {
+        const auto* lc = layer_cost(l);
+        return Part{lc, true, lc == &moe || lc == &moe_windowed ? 5 : 2};
       };
       std::vector<Part> parts;
-      if (vs == 0) parts.push_back({&embed, false});
+      if (vs == 0) parts.push_back({&embed, false, 0});
       const auto [first, last] = virtual_stage_layers(m, p, vs);
-      for (int l = first; l < last; ++l) parts.push_back({layer_cost(l), true});
+      for (int l = first; l < last; ++l) parts.push_back(layer_part(l));
       if (vs == p.pieces() - 1) {
-        parts.push_back({&output, false});
+        parts.push_back({&output, false, 1});
         // Multi-token prediction modules: each a layer of the model's last kind plus its head (layer_ops.hpp).
         for (int d = 0; d < m.mtp_layers; ++d) {
-          parts.push_back({layer_cost(m.layers - 1), true});
-          parts.push_back({&mtp_head, false});
+          parts.push_back(layer_part(m.layers - 1));
+          parts.push_back({&mtp_head, false, 1});
         }
       }
       UnitCost f, b, layers_forward;
+      int nodes = 1;  // the chunk's pre_process node
       for (const Part& q : parts) {
         f += q.cost->first;
         if (q.layer) layers_forward += q.cost->first;
+        nodes += q.nodes;
       }
+      f.schedule_nodes = b.schedule_nodes = nodes;
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) b += it->cost->second;  // backward runs them in reverse
       if (t.host_launch_cost > Time::zero()) {
         // Composed in issue order, so a GPU-bound part lends the host a lead for the launch-bound parts after it.
@@ -256,6 +275,10 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         f.host_wait = fi.wait();
         b.host_wait = bi.wait();
         layers_forward.host_wait = li.wait();
+        f.host = fi.host();
+        b.host = bi.host() + (t.recompute == Recompute::full ? li.host() : Time::zero());
+        f.issue = fi;
+        b.issue = bi;
       }
       // Recompute reruns forward work just before the backward that needs it: the chunk's transformer layers
       // under full recompute (Megatron-LM's --recompute-granularity full), the unfused attention core under
@@ -284,11 +307,14 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     // all-to-all holds its SMs (measured on the H200, hardware/overlap_contention.hpp).
     const double slowdown = overlap_gemm_slowdown(t.overlap.ep_comm_sms, sm_count);
     merged_.resize(n * static_cast<std::size_t>(v));
+    merged_wait_.resize(n * static_cast<std::size_t>(v));
     for (int s = 0; s < p.pp; ++s) {
       for (int cf = 0; cf < v; ++cf) {
         for (int cb = 0; cb < v; ++cb) {
-          merged_[index(s, cf) * static_cast<std::size_t>(v) + static_cast<std::size_t>(cb)] =
-              merged_time(fwd_[index(s, cf)].phases, bwd_[index(s, cb)].phases, slowdown);
+          const Time gpu = merged_time(fwd_[index(s, cf)].phases, bwd_[index(s, cb)].phases, slowdown);
+          merged_[index(s, cf) * static_cast<std::size_t>(v) + static_cast<std::size_t>(cb)] = gpu;
+          merged_wait_[index(s, cf) * static_cast<std::size_t>(v) + static_cast<std::size_t>(cb)] =
+              merged_pair_host_wait(fwd_[index(s, cf)], bwd_[index(s, cb)], gpu);
         }
       }
     }

@@ -32,6 +32,11 @@ struct UnitCost {
   Time host_wait;
   /// How the host issued this part's kernels (for composing a unit's host_wait from its parts, in order).
   HostIssue issue;
+  /// The eager host's time launching the whole unit (recompute reruns included), and the Megatron-Core schedule
+  /// nodes the unit is made of where it runs merged (1 per chunk, 5 per MoE layer, 2 per dense layer, 1 more per
+  /// multi-token prediction module, 1 for the loss): for merged units, whose launches the host issues together.
+  Time host;
+  int schedule_nodes = 0;
   Flops model_flops;     ///< per GPU, Megatron-LM's convention (no recompute)
   Flops hardware_flops;  ///< per GPU, recompute included
   Time selective_recompute;  ///< forward time of the ops selective recompute reruns (unfused attention core)
@@ -63,9 +68,16 @@ class UnitCosts {
   /// A forward of `fwd_chunk` and a backward of `bwd_chunk` on `stage` run merged on a compute and a
   /// communication stream (merges_forward_backward), host waits excluded; zero when the plan does not merge.
   [[nodiscard]] Time merged(int stage, int fwd_chunk, int bwd_chunk) const {
-    return merged_.empty() ? Time::zero()
-                           : merged_[(index(stage, fwd_chunk) * static_cast<std::size_t>(v_)) + static_cast<std::size_t>(bwd_chunk)];
+    return merged_.empty() ? Time::zero() : merged_[pair_index(stage, fwd_chunk, bwd_chunk)];
   }
+  /// The GPU's idle time waiting for the host over such a merged pair: the two units' own waits, or, where the
+  /// host takes longer to issue both units than the GPU takes to run them merged, that difference (the host
+  /// issues every launch of both, plus the schedule nodes' own cost: kScheduleNodeHost[Synced]).
+  [[nodiscard]] Time merged_host_wait(int stage, int fwd_chunk, int bwd_chunk) const {
+    return merged_wait_.empty() ? Time::zero() : merged_wait_[pair_index(stage, fwd_chunk, bwd_chunk)];
+  }
+  /// The same for any two units run merged (the plan search's screen prices one layer's pair with it).
+  [[nodiscard]] Time merged_pair_host_wait(const UnitCost& f, const UnitCost& b, Time merged_gpu) const;
   /// The optimizer step of a stage (Adam over the GPU's shard of fp32 states), plus the once-per-step fp8 cast
   /// of the weights under an fp8 recipe without fp8 parameters.
   [[nodiscard]] Time optimizer(int stage) const { return optimizer_[static_cast<std::size_t>(stage)]; }
@@ -98,6 +110,10 @@ class UnitCosts {
   int v_ = 1;
   int sm_count_;
   std::vector<Time> merged_;  ///< per (stage, forward chunk, backward chunk)
+  std::vector<Time> merged_wait_;  ///< the same pairs' host waits (merged_host_wait)
+  [[nodiscard]] std::size_t pair_index(int stage, int fwd_chunk, int bwd_chunk) const {
+    return (index(stage, fwd_chunk) * static_cast<std::size_t>(v_)) + static_cast<std::size_t>(bwd_chunk);
+  }
   std::vector<UnitCost> fwd_, bwd_;
   std::vector<double> params_;
   std::vector<Time> optimizer_;

@@ -101,8 +101,12 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
     if (c.overlap.ep_comm) {
       // One layer's forward and backward merged (EP overlap): the difference of the two copies' merged units.
       const double slowdown = overlap_gemm_slowdown(t.overlap.ep_comm_sms, sc_.profile.gpu.sm_count);
-      lc.merged = merged_time(u4.forward(0, 0).phases, u4.backward(0, 0).phases, slowdown) -
-                  merged_time(u2.forward(0, 0).phases, u2.backward(0, 0).phases, slowdown);
+      // Host waits included: the host issues both units of a pair (UnitCosts::merged_pair_host_wait).
+      const auto pair = [&](const UnitCosts& u) {
+        const Time gpu = merged_time(u.forward(0, 0).phases, u.backward(0, 0).phases, slowdown);
+        return gpu + u.merged_pair_host_wait(u.forward(0, 0), u.backward(0, 0), gpu);
+      };
+      lc.merged = pair(u4) - pair(u2);
     }
     const auto flops = [](const UnitCost& u) { return u.model_flops.value(); };
     lc.flops = flops(u4.forward(0, 0)) + flops(u4.backward(0, 0)) - flops(u2.forward(0, 0)) - flops(u2.backward(0, 0));

@@ -73,6 +73,21 @@ TEST(HostIssue, NativeLoopLaunchesCostTheMeasuredNativeHostTime) {
   EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, Time::zero(), GroupedLaunch::native).wait(), Time::zero());
 }
 
+TEST(HostIssue, HostTimeIsEveryLaunchsCostAcrossSynchronisations) {
+  // 1 + 4 native GEMM launches and 2 more after a synchronisation: the host spends its launch costs whatever the
+  // GPU does; composing parts sums them, and a synchronisation anywhere marks the whole.
+  const Time h = Time::us(30);
+  const auto a = HostIssue::of({op(), op(4)}, {Time::us(500), Time::us(40)}, h, GroupedLaunch::native);
+  const auto b = HostIssue::of({op(2, true)}, {Time::us(20)}, h, GroupedLaunch::python);
+  EXPECT_NEAR(a.host().seconds(), 2 * 30e-6 + 3 * kNativeGemmLaunch.seconds(), 1e-9);
+  EXPECT_EQ(b.host(), Time::us(60));
+  EXPECT_FALSE(a.synced());
+  EXPECT_TRUE(b.synced());
+  EXPECT_NEAR(a.then(b).host().seconds(), a.host().seconds() + 60e-6, 1e-9);
+  EXPECT_TRUE(a.then(b).synced());
+  EXPECT_TRUE(b.then(a).synced());
+}
+
 TEST(HostIssue, NoLaunchCostNoWait) {
   EXPECT_EQ(HostIssue::of({op(8, true)}, {Time::us(5)}, Time::zero()).wait(), Time::zero());
 }

@@ -132,6 +132,61 @@ TEST(MergedUnits, Zero3PrefetchesBothUnitsOfTheNextPair) {
   EXPECT_LE(merged.breakdown.pipeline_wait, plain.breakdown.pipeline_wait);
 }
 
+// A merged pair can end no sooner than the host has issued both its units: every launch of the forward and the
+// backward, plus Megatron-Core's schedule-node cost per node (the embedding's chunk: 1 pre-process node and 5 for
+// its MoE layer, forward and backward). With launches far slower than the kernels the host sets the pair's time;
+// with cheap launches the pair keeps the units' own waits; with no eager host (CUDA graphs) none.
+TEST(MergedUnits, HostThatIssuesBothUnitsBoundsAMergedPair) {
+  const ModelSpec m = tiny_moe(4);
+  ParallelPlan p;
+  p.pp = 2;
+  p.virtual_stages = 2;
+  p.schedule = PipelineSchedule::interleaved;
+  p.dp = 8;
+  p.ep = 8;
+  TrainingConfig t;
+  t.seq_len = 2048;
+  t.global_batch = 64;
+  t.overlap.ep_comm = true;
+  testing::FixedCostModel compute;
+  EventEngine engine;
+  testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
+  const auto estimate = [&](const CollectiveRequest& r) { return fabric.duration(r); };
+  auto costs_with = [&](Time launch) {
+    TrainingConfig x = t;
+    x.host_launch_cost = launch;
+    return UnitCosts(m, p, x, compute, estimate, 132);
+  };
+
+  const UnitCosts slow = costs_with(Time::ms(5));
+  const UnitCost& f = slow.forward(0, 0);
+  const UnitCost& b = slow.backward(0, 0);
+  EXPECT_EQ(f.schedule_nodes, 6);
+  EXPECT_EQ(b.schedule_nodes, 6);
+  ASSERT_GT(f.host, Time::zero());
+  const Time per_node = f.issue.synced() || b.issue.synced() ? kScheduleNodeHostSynced : kScheduleNodeHost;
+  const Time gpu = slow.merged(0, 0, 0);
+  const Time host = f.host + b.host + per_node * 12;
+  ASSERT_GT(host - gpu, f.host_wait + b.host_wait);
+  EXPECT_EQ(slow.merged_host_wait(0, 0, 0), host - gpu);
+  EXPECT_EQ(slow.merged_pair_host_wait(f, b, gpu), host - gpu);
+
+  const UnitCosts fast = costs_with(Time::ns(1));
+  const UnitCost& ff = fast.forward(0, 0);
+  const UnitCost& fb = fast.backward(0, 0);
+  EXPECT_EQ(fast.merged_host_wait(0, 0, 0), ff.host_wait + fb.host_wait);
+
+  const UnitCosts graphs = costs_with(Time::zero());
+  EXPECT_EQ(graphs.merged_host_wait(0, 0, 0), Time::zero());
+
+  // Replayed, the host-bound pairs show as waiting for the host, not as exposed all-to-all.
+  TrainingConfig slow_t = t;
+  slow_t.host_launch_cost = Time::ms(5);
+  const StepResult r = testing::replay_on_ring(m, p, slow_t);
+  EXPECT_GE(r.busiest.host_wait, slow.merged_host_wait(0, 0, 0));
+  EXPECT_GE(r.step_time, r.busiest.compute + r.busiest.host_wait);
+}
+
 // Megatron-Core's conditions for the overlap, checked with the plan: a pipeline needs interleaving, no full
 // recompute, and expert parallelism.
 TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
