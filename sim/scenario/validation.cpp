@@ -465,6 +465,19 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     }
   }
   if (contains(notes, "--tp-comm-overlap") || contains(notes, "TP comm overlap on")) tr.overlap.tp_comm = true;  // as stated
+  // Optimizer states in bf16, where the row says so (NeMo's distributed_fused_adam with dtype bf16 keeps the
+  // moments and its copy of the weights in bf16; "moments in bf16" alone, as DeepSeek-V3's paper, the moments).
+  {
+    const std::string ln = lower(notes);
+    if (contains(ln, "optimizer states in bf16") || contains(ln, "optimizer state in bf16") ||
+        (contains(ln, "distributed_fused_adam") && contains(ln, "dtype bf16"))) {
+      tr.optimizer_moments = tr.master_weights = DType::bf16;
+      assumptions.push_back("optimizer states (moments and master weights) in bf16");
+    } else if (contains(ln, "moments in bf16")) {
+      tr.optimizer_moments = DType::bf16;
+      assumptions.push_back("Adam moments in bf16");
+    }
+  }
   // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.
   if (contains(fw, "2021") || contains(fw, "2022") || contains(cell("source"), "BLOOM")) {
     tr.attention = AttentionKernel::unfused;

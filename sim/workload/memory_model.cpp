@@ -113,7 +113,7 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
   const bool fp8 = t.precision == DType::fp8;
   const double weight_bytes = fp32 ? 4.0 : fp8 && t.fp8_params ? 1.0 : fp8 ? 4.0 : 2.0;
   const double grad_bytes = reduced_gradient_bytes(t);  // the full-size gradient buffer
-  const double optim_bytes = fp32 ? 8.0 : 12.0;  // Adam m and v (+ fp32 master weights in mixed precision)
+  const double optim_bytes = optimizer_state_bytes(t);  // Adam m and v (+ master weights in mixed precision)
   for (const int stage : {0, p.pp - 1}) {
     MemoryBreakdown b;
     b.stage = stage;

@@ -28,6 +28,13 @@ double reduced_gradient_bytes(const TrainingConfig& t) noexcept {
   return fp32 || t.grad_reduce_in_fp32 ? 4.0 : 2.0;
 }
 
+double optimizer_state_bytes(const TrainingConfig& t) noexcept {
+  if (t.precision == DType::fp32 || t.precision == DType::tf32) return 8.0;
+  const double moment = t.optimizer_moments == DType::bf16 ? 2.0 : 4.0;
+  const double master = t.master_weights == DType::bf16 ? 2.0 : 4.0;
+  return 2.0 * moment + master;
+}
+
 double gathered_param_bytes(const TrainingConfig& t) noexcept {
   if (t.precision == DType::fp32 || t.precision == DType::tf32) return 4.0;
   return t.precision == DType::fp8 && t.fp8_params ? 1.0 : 2.0;

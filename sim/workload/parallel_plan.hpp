@@ -202,6 +202,11 @@ struct TrainingConfig {
   /// Gradients accumulated and reduced in fp32 (Megatron-LM's default for bf16); NeMo's performance recipes
   /// and MLPerf reduce them in bf16, halving the gradient buffer.
   bool grad_reduce_in_fp32 = true;
+  /// What the optimizer keeps per parameter in mixed precision: Adam's two moments and the master weights, each in
+  /// fp32 (Megatron-LM's default: 12 bytes) or bf16 (DeepSeek-V3's moments; Megatron-Core's precision-aware
+  /// optimizer, --exp-avg-dtype / --main-params-dtype; NeMo's distributed_fused_adam with dtype bf16).
+  DType optimizer_moments = DType::fp32;
+  DType master_weights = DType::fp32;
   /// Idle GPU time an eager framework (PyTorch without CUDA graphs) leaves after each operator of layer_ops: the
   /// host issuing kernels just in time, allocator and bookkeeping. 0: none (CUDA graphs, or not modelled).
   Time kernel_gap = Time::zero();
@@ -226,6 +231,9 @@ struct TrainingConfig {
 /// Bytes per parameter that the data-parallel gradient reduction sends: fp32 when the training is in fp32 or
 /// reduces gradients in fp32 (grad_reduce_in_fp32, Megatron-LM's default), else the 16-bit gradient.
 [[nodiscard]] double reduced_gradient_bytes(const TrainingConfig& t) noexcept;
+/// Bytes per parameter the optimizer keeps (before ZeRO sharding): Adam's m and v, plus the master weights in mixed
+/// precision (fp32 training updates its working weights: 8).
+[[nodiscard]] double optimizer_state_bytes(const TrainingConfig& t) noexcept;
 /// Bytes per parameter of the working weights that ZeRO / FSDP all-gathers (or DataParallel broadcasts): 4 in
 /// fp32 training, 1 with fp8 parameters, else the 16-bit copy.
 [[nodiscard]] double gathered_param_bytes(const TrainingConfig& t) noexcept;

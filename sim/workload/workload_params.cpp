@@ -43,6 +43,11 @@ const EnumTable<Fp8Recipe>& fp8_recipe_names() {
   static const EnumTable<Fp8Recipe> t{{Fp8Recipe::delayed, "delayed"}, {Fp8Recipe::current, "current"}};
   return t;
 }
+const EnumTable<DType>& optimizer_dtype_names() {
+  static const EnumTable<DType> t{{DType::fp32, "fp32"}, {DType::bf16, "bf16"}};
+  return t;
+}
+
 const EnumTable<DType>& precision_names() {
   static const EnumTable<DType> t{{DType::fp32, "fp32"}, {DType::tf32, "tf32"}, {DType::bf16, "bf16"},
                                   {DType::fp16, "fp16"}, {DType::fp8, "fp8"}};
@@ -291,6 +296,12 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("grad_reduce_in_fp32", &TrainingConfig::grad_reduce_in_fp32,
             {.help = "gradients accumulated and reduced in fp32 (Megatron-LM default); false: bf16 (NeMo "
                      "performance recipes, MLPerf)"});
+    p.choice("optimizer_moments", &TrainingConfig::optimizer_moments, optimizer_dtype_names(),
+             {.help = "Adam's m and v: fp32 (Megatron-LM default) or bf16 (DeepSeek-V3; Megatron-Core "
+                      "--exp-avg-dtype / --exp-avg-sq-dtype; NeMo distributed_fused_adam dtype bf16)"});
+    p.choice("master_weights", &TrainingConfig::master_weights, optimizer_dtype_names(),
+             {.help = "the optimizer's master copy of the weights in mixed precision: fp32 (default) or bf16 "
+                      "(Megatron-Core --main-params-dtype; NeMo distributed_fused_adam dtype bf16)"});
     p.field("kernel_gap", &TrainingConfig::kernel_gap,
             {.help = "idle GPU time after each operator when the framework launches eagerly (measured 9.1us for "
                      "eager PyTorch on the H200, docs/validation.md); 0 with CUDA graphs or a fused runtime",

@@ -17,6 +17,8 @@ namespace cs {
 [[nodiscard]] const EnumTable<GradCompression>& compression_names();
 [[nodiscard]] const EnumTable<NormKind>& norm_names();
 [[nodiscard]] const EnumTable<DType>& precision_names();
+/// The optimizer states' data types (TrainingConfig::optimizer_moments, master_weights): fp32, bf16.
+[[nodiscard]] const EnumTable<DType>& optimizer_dtype_names();
 [[nodiscard]] const EnumTable<Fp8Recipe>& fp8_recipe_names();
 
 /// `model:`: a preset and/or dimensions (checked after reading: see parse_model_spec).
