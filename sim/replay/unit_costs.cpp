@@ -324,10 +324,13 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     const double stage_params = params_per_gpu(m, p, s);
     for (int c = 0; c < v; ++c) params_[index(s, c)] = stage_params / v;
     // Adam step over the GPU's optimizer shard: reads the master weights, m and v and the fp32 gradient, writes
-    // the master weights, m and v and the 16-bit working copy: 30 bytes per parameter with fp32 states.
+    // the master weights, m and v and the 16-bit working copy: 30 bytes per parameter with fp32 states. In fp32
+    // training the weights are their own master: read and write them, m and v, and read the gradient (28).
     const double shard = p.zero_stage >= 1 ? static_cast<double>(p.dp) * p.cp : 1.0;
     const double state = optimizer_state_bytes(t);
-    Time step_end = compute.memory_bound(Bytes{stage_params / shard * (2.0 * state + 4.0 + 2.0)});
+    const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
+    const double step_bytes = fp32 ? 2.0 * (state + 4.0) + 4.0 : 2.0 * state + 4.0 + 2.0;
+    Time step_end = compute.memory_bound(Bytes{stage_params / shard * step_bytes});
     if (t.precision == DType::fp8 && !t.fp8_params) {
       // Transformer Engine casts each weight to fp8 (and its transpose) once per step, on the first micro-batch,
       // and reuses it for the rest: read 2 bytes, write 1 + 1, for every parameter the GPU holds.
