@@ -312,9 +312,8 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       for (int cf = 0; cf < v; ++cf) {
         for (int cb = 0; cb < v; ++cb) {
           const Time gpu = merged_time(fwd_[index(s, cf)].phases, bwd_[index(s, cb)].phases, slowdown);
-          merged_[index(s, cf) * static_cast<std::size_t>(v) + static_cast<std::size_t>(cb)] = gpu;
-          merged_wait_[index(s, cf) * static_cast<std::size_t>(v) + static_cast<std::size_t>(cb)] =
-              merged_pair_host_wait(fwd_[index(s, cf)], bwd_[index(s, cb)], gpu);
+          merged_[pair_index(s, cf, cb)] = gpu;
+          merged_wait_[pair_index(s, cf, cb)] = merged_pair_host_wait(fwd_[index(s, cf)], bwd_[index(s, cb)], gpu);
         }
       }
     }
