@@ -21,6 +21,25 @@ Phase e(double ms) { return {Time::ms(ms), true}; }
 
 using testing::tiny_moe;
 
+/// PP 2 x VPP 2 (Megatron-Core merges only with interleaving when there is a pipeline), DP 8, EP 8: 16 GPUs.
+ParallelPlan interleaved_ep8() {
+  ParallelPlan p;
+  p.pp = 2;
+  p.virtual_stages = 2;
+  p.schedule = PipelineSchedule::interleaved;
+  p.dp = 8;
+  p.ep = 8;
+  return p;
+}
+
+/// 2,048-token sequences, 64 per step: 8 micro-batches per pipeline at DP 8.
+TrainingConfig tiny_moe_step() {
+  TrainingConfig t;
+  t.seq_len = 2048;
+  t.global_batch = 64;
+  return t;
+}
+
 /// One step of the tiny MoE model, with or without EP overlap.
 StepResult replay_step(const ModelSpec& m, const ParallelPlan& p, TrainingConfig t, bool overlap) {
   t.overlap.ep_comm = overlap;
@@ -92,15 +111,8 @@ TEST(MergedUnits, PipelineOrderPairsDifferentMicroBatches) {
 // are held.
 TEST(MergedUnits, ReplayedMoeStepHidesItsAllToAll) {
   const ModelSpec m = tiny_moe(4);
-  ParallelPlan p;
-  p.pp = 2;
-  p.virtual_stages = 2;  // Megatron-Core merges only with interleaving when there is a pipeline
-  p.schedule = PipelineSchedule::interleaved;
-  p.dp = 8;
-  p.ep = 8;
-  TrainingConfig t;
-  t.seq_len = 2048;
-  t.global_batch = 64;  // 8 micro-batches per pipeline
+  const ParallelPlan p = interleaved_ep8();
+  TrainingConfig t = tiny_moe_step();
   const StepResult plain = replay_step(m, p, t, false), merged = replay_step(m, p, t, true);
   ASSERT_GT(plain.busiest.ep_comm, Time::ms(1));
   EXPECT_LT(merged.step_time, plain.step_time);
@@ -138,15 +150,8 @@ TEST(MergedUnits, Zero3PrefetchesBothUnitsOfTheNextPair) {
 // with cheap launches the pair keeps the units' own waits; with no eager host (CUDA graphs) none.
 TEST(MergedUnits, HostThatIssuesBothUnitsBoundsAMergedPair) {
   const ModelSpec m = tiny_moe(4);
-  ParallelPlan p;
-  p.pp = 2;
-  p.virtual_stages = 2;
-  p.schedule = PipelineSchedule::interleaved;
-  p.dp = 8;
-  p.ep = 8;
-  TrainingConfig t;
-  t.seq_len = 2048;
-  t.global_batch = 64;
+  const ParallelPlan p = interleaved_ep8();
+  TrainingConfig t = tiny_moe_step();
   t.overlap.ep_comm = true;
   testing::FixedCostModel compute;
   EventEngine engine;
@@ -195,9 +200,7 @@ TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
   p.pp = 2;
   p.dp = 8;
   p.ep = 8;
-  TrainingConfig t;
-  t.seq_len = 2048;
-  t.global_batch = 64;
+  TrainingConfig t = tiny_moe_step();
   t.overlap.ep_comm = true;
   auto message = [&] {
     try {
