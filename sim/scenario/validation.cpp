@@ -112,13 +112,15 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // The H100 SXM is the H200's compute die under the same 700 W limit: its rows use the H200's measured GEMM and
   // attention fits and power-cap model (sustained clocks), with the H100's own HBM (docs/validation.md).
   else if (contains(uhw, "H100")) { profile = "h100-sxm"; topology = "dgx-h100"; }
-  // Grace-Blackwell racks ("GB200 NVL72", "GB300") and Blackwell Ultra ("B300"): a 72-GPU NVLink domain and another
-  // die, neither modelled. Before the B200, whose name "GB200" contains.
-  else if (contains(uhw, "GB200") || contains(uhw, "B300")) {
-    skip = "hardware \"" + hw + "\" has no device profile or topology (Grace-Blackwell NVL72 racks and Blackwell "
-           "Ultra are not modelled)";
+  // Blackwell Ultra ("GB300", "B300"): another die, not modelled. Before the B200, whose name "B300" does not
+  // contain but "GB300" racks share the NVL72 layout with.
+  else if (contains(uhw, "B300")) {
+    skip = "hardware \"" + hw + "\" has no device profile (Blackwell Ultra is not modelled)";
     return std::nullopt;
   }
+  // Grace-Blackwell NVL72 racks: the B200's die at 1,200 W in 64-GPU NVLink domains (topologies/gb200-nvl72.yaml).
+  // Before the B200, whose name "GB200" contains.
+  else if (contains(uhw, "GB200")) { profile = "gb200"; topology = "gb200-nvl72"; }
   // The B200 has no calibration of this project's: its datasheet peaks at the GEMM, attention and HBM efficiencies
   // published measurements give (profiles/b200.yaml), in DGX B200 nodes.
   else if (contains(uhw, "B200")) { profile = "b200"; topology = "dgx-b200"; }

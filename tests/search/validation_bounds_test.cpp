@@ -233,16 +233,35 @@ TEST(Validation, MlperfTrainingChecks) {
   EXPECT_LE(c.mape, 0.11) << "MAPE " << 100 * c.mape << "%";
 }
 
-// Megatron-Bridge's DGX GB200 runs (data/checks/megatron_bridge_gb200.csv, 67 rows): a GB200 NVL72 rack is not
-// modelled, so every row is skipped with that reason rather than priced on another node.
-TEST(Validation, GB200RowsAreSkippedWithTheReason) {
+// Megatron-Bridge's DGX GB200 runs, every release 25.09-26.08 (data/checks/megatron_bridge_gb200.csv, 67 rows),
+// priced with profiles/gb200.yaml (the B200's die at 1,200 W: datasheet peaks, the B200's published efficiencies)
+// in topologies/gb200-nvl72.yaml (64-GPU NVLink5 domains on an NDR fabric). 19.8% over 66 rows, written before
+// any GB200 number was looked at and not tuned to them: dense Llama 3 / 3.1 runs 8-16% fast on average, the
+// fine-grained MoE runs as on the B200 (GPT-OSS 63% fast). One row's layout is inconsistent (DeepSeek-V3 25.09
+// with the parenthesised PP 8: EP 64 over the 32 ranks of a stage) and is skipped with that reason. The Llama 3
+// 70B runs with FSDP on 64 GPUs at micro-batch 2 without recompute are predicted out of memory: what their recipe
+// keeps (activation offloading to the Grace CPUs' memory is not modelled) is not in the rows.
+TEST(Validation, MegatronBridgeGB200Checks) {
   const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_gb200.csv";
-  const auto rows = validate(CsvTable::load(csv.string()));
+  const auto rows = validate_as_cli(csv);
   ASSERT_EQ(rows.size(), 67u);
+  double sum = 0;
+  int predicted = 0;
   for (const auto& r : rows) {
-    ASSERT_TRUE(r.skipped.has_value()) << "row " << r.id;
-    EXPECT_NE(r.skipped->find("Grace-Blackwell"), std::string::npos) << "row " << r.id << ": " << *r.skipped;
+    if (r.skipped) {
+      EXPECT_EQ(r.id, "gb63");
+      EXPECT_NE(r.skipped->find("parallelism.ep"), std::string::npos) << *r.skipped;
+      continue;
+    }
+    EXPECT_LT(std::fabs(r.error()), 0.9) << "row " << r.id << ": " << 100 * r.error() << "%";
+    if (!r.moe && r.memory.total().value() <= r.memory_capacity.value()) {
+      EXPECT_LT(std::fabs(r.error()), 0.40) << "row " << r.id << ": " << 100 * r.error() << "%";
+    }
+    sum += std::fabs(r.error());
+    ++predicted;
   }
+  EXPECT_EQ(predicted, 66);
+  EXPECT_LE(sum / predicted, 0.21) << "MAPE " << 100 * sum / predicted << "%";
 }
 
 // The Megatron-Core MoE report's H100 results (arXiv 2603.07685, Table 11; configurations in Table 17 and

@@ -182,7 +182,7 @@ TEST(Topology, EveryShippedFileLoads) {
       {"dgx-h100-ib-switch", 64}, {"hgx-h100-roce", 1024},  {"dgx-h100-rail-only", 1024},
       {"dgx-h100-fat-tree-2to1", 512}, {"dgx-h100-torus", 128}, {"dgx-h100-hypercube", 256},
       {"dgx-b200", 1024},        {"hgx-h800", 2048},        {"hgx-a800", 640},
-      {"dgx-h100-3tier", 4096},  {"dgx-h100-rail-2to1", 1024}};
+      {"dgx-h100-3tier", 4096},  {"dgx-h100-rail-2to1", 1024}, {"gb200-nvl72", 2496}};
   // The list is every file of topologies/: a new file must be added here to be loaded.
   std::size_t shipped = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CS_SOURCE_DIR) + "/topologies")) {
@@ -199,6 +199,30 @@ TEST(Topology, EveryShippedFileLoads) {
   // 2:1 fat-tree on 64-port switches: leaves of 42 NIC ports down, 21 up; 512 NIC ports fill 13 leaves.
   const Topology ft = load_topology("dgx-h100-fat-tree-2to1", 512);
   EXPECT_EQ(tier(ft.inventory(), "leaf")->count, (512 + 41) / 42);
+}
+
+// GB200 NVL72 (topologies/gb200-nvl72.yaml): 64 GPUs of a rack share one NVLink5 switch fabric, so two GPUs of
+// different compute trays in one rack talk over NVLink (1.8 TB/s bidirectional, no NIC), and only GPUs of
+// different racks over the NDR fabric, each through its own ConnectX-7 on its Grace CPU. 2,496 GPUs (NVIDIA's and
+// CoreWeave's MLPerf Training v5.0 job) are 39 racks of 64.
+TEST(Topology, GB200RackIsOneNvlinkDomainOf64Gpus) {
+  const Topology t = load_topology("gb200-nvl72", 2496);
+  EXPECT_EQ(t.nodes(), 39);
+  EXPECT_EQ(t.node().gpus, 64);
+  EXPECT_EQ(t.node().nic_spec.count, 64);
+  Router router(t);
+  auto slowest = [&](const RouteView& r) {
+    double b = 1e30;
+    for (ChannelId c : r.channels) b = std::min(b, t.channel_capacity(c).value());
+    return b;
+  };
+  const RouteView in_rack = router.route(0, 63);  // first and last tray of one rack
+  const std::size_t in_rack_hops = in_rack.channels.size();
+  const double in_rack_bw = slowest(in_rack);
+  const RouteView across = router.route(0, 64);  // the next rack
+  EXPECT_EQ(in_rack_hops, 2u);                     // GPU - NVLink switch - GPU
+  EXPECT_GT(across.channels.size(), in_rack_hops);
+  EXPECT_GT(in_rack_bw, 10 * slowest(across));     // 18 x 40.1 GB/s against one 400G NIC
 }
 
 TEST(Topology, ErrorsNameTheFileLineAndKey) {
