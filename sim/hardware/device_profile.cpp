@@ -26,7 +26,11 @@ DeviceProfile load_device_profile(const std::string& path) {
   profile_params().read(root, p);
   p.fits = parse_measured_fits(root);
   if (p.provenance.kind == "datasheet") {
-    root.require(p.fits.empty(), "a datasheet profile cannot carry measured sections (set source: measured)");
+    // A datasheet profile may carry a power-cap model whose figures come from published measurements, as its
+    // efficiencies do (profiles/b200.yaml); no fitted surface.
+    MeasuredFits rest = p.fits;
+    rest.power_cap.reset();
+    root.require(rest.empty(), "a datasheet profile cannot carry measured sections (set source: measured)");
   }
   for (const auto& [t, g] : p.fits.gemm) {
     root.at("gemm_fit").require(p.gpu.peak.count(t) == 1, "gemm_fit." + std::string(to_string(t)) +
@@ -86,7 +90,8 @@ DeviceProfile find_device_profile(const std::string& name_or_path) {
 }
 
 std::unique_ptr<ComputeCostModel> make_cost_model(const DeviceProfile& profile, std::optional<Watts> power_cap) {
-  if (!profile.fits.gemm.empty() || !profile.fits.attention_fwd.empty() || profile.fits.memory) {
+  if (!profile.fits.gemm.empty() || !profile.fits.attention_fwd.empty() || profile.fits.memory ||
+      profile.fits.power_cap) {
     return std::make_unique<FittedCostModel>(profile, power_cap);
   }
   return std::make_unique<RooflineCostModel>(profile);

@@ -13,10 +13,12 @@ KernelLoad FittedCostModel::gemm_load(const GemmShape& s) const {
     t = l->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
   else if (it != p_.fits.gemm.end())
     t = it->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
+  else if (datasheet_rates())
+    t = fallback_.gemm(s);  // the published rates, taken as the highest clock's
   else
     return {fallback_.gemm(s), 0.0, Watts{0.0}};
   const auto& pc = p_.fits.power_cap;
-  if (!pc || t <= Time::zero()) return {t, 0.0, Watts{0.0}};
+  if (!pc || t <= Time::zero() || !pc->tensor_power.count(DType::bf16)) return {t, 0.0, Watts{0.0}};
   // Dynamic power in proportion to the tensor-core rate at f_max (power_cap_model.hpp); a format the
   // calibration did not measure draws what bf16 draws at the same share of its peak.
   const auto tp = pc->tensor_power.count(s.dtype) ? pc->tensor_power.at(s.dtype) : pc->tensor_power.at(DType::bf16);
@@ -35,9 +37,10 @@ KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   if (a.dtype == DType::fp8 || a.dtype == DType::fp32 || a.dtype == DType::tf32) a.dtype = DType::bf16;
   const auto& fits = a.backward ? p_.fits.attention_bwd : p_.fits.attention_fwd;
   const auto it = fits.find(a.dtype);
-  if (it == fits.end()) return {fallback_.attention(s), 0.0, Watts{0.0}};
+  if (it == fits.end() && !datasheet_rates()) return {fallback_.attention(s), 0.0, Watts{0.0}};
   const FlopRate peak = p_.gpu.peak_for(DType::bf16);
-  const Time t = it->second.time(a, peak);
+  // Without a fit, a datasheet profile's published rates, taken as the highest clock's.
+  const Time t = it == fits.end() ? fallback_.attention(s) : it->second.time(a, peak);
   const auto& pc = p_.fits.power_cap;
   if (!pc || t <= Time::zero() || !pc->tensor_power.count(DType::bf16)) return {t, 0.0, Watts{0.0}};
   return {t, pc->clock_bound,

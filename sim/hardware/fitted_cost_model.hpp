@@ -1,7 +1,9 @@
 // The cost model of a measured profile: GEMMs and attention from the fitted efficiency surfaces
 // (measured_fits.hpp), bandwidth-bound kernels from the fitted latency and bandwidth of streaming kernels.
 // Formats or kernels the calibration did not cover fall back to the profile's roofline parameters, so a
-// measured profile answers everything a datasheet one does.
+// measured profile answers everything a datasheet one does. A datasheet profile with a power-cap model (its
+// figures from published measurements) is priced here too: its roofline rates at the highest clock, slowed to
+// the clock its power limit holds.
 #pragma once
 
 #include <optional>
@@ -30,6 +32,11 @@ class FittedCostModel final : public ComputeCostModel {
 
  private:
   [[nodiscard]] Time alone(const KernelLoad& load) const;
+  /// A datasheet profile with a power-cap model and no fitted surface (profiles/b200.yaml): its published
+  /// GEMM and attention rates are priced as the highest clock's and slowed by the power-cap model like fits.
+  [[nodiscard]] bool datasheet_rates() const noexcept {
+    return p_.provenance.kind == "datasheet" && p_.fits.power_cap.has_value();
+  }
   DeviceProfile p_;
   RooflineCostModel fallback_;
   std::optional<Watts> cap_;

@@ -64,6 +64,35 @@ TEST(ShippedProfiles, H200IsMeasuredAndUsesTheFittedModel) {
             nullptr);
 }
 
+// Blackwell datasheet profiles carry a power-cap model whose figures come from published measurements, as their
+// efficiencies do (profiles/b200.yaml). Its anchor: BF16 FlashAttention-4 at 1,450 of 2,250 TFLOP/s run back
+// to back on a B200 settles near 1,580 MHz at 1,000 W and loses about 15% (flashinfer-ai/flashinfer PR #2899).
+// A big GEMM is priced at the clock a busy GPU holds (slower than its published rate), a bandwidth-bound kernel
+// not at all; the GB200 at 1,200 W holds a higher clock than the B200 for the same share of its peak.
+TEST(ShippedProfiles, BlackwellDatasheetProfilesRunAtTheirPowerLimit) {
+  const DeviceProfile b200 = find_device_profile("b200"), gb200 = find_device_profile("gb200");
+  ASSERT_EQ(b200.provenance.kind, "datasheet");
+  ASSERT_TRUE(b200.fits.power_cap && gb200.fits.power_cap);
+  const PowerCapModel& pc = *b200.fits.power_cap;
+  const double busy = 1450.0 / 2250.0;  // FlashAttention-4's rate at the highest clock, as a share of the peak
+  const KernelLoad fa4{Time::ms(1.0), pc.clock_bound, pc.active_power + pc.tensor_power.at(DType::bf16) * busy};
+  const double clock = pc.sustained_clock(std::span<const KernelLoad>(&fa4, 1));
+  EXPECT_NEAR(clock * pc.max_clock_mhz, 1580.0, 20.0);
+  EXPECT_NEAR(fa4.at_max_clock.seconds() / fa4.at(clock).seconds(), 1237.0 / 1450.0, 0.02);
+
+  const auto model = make_cost_model(b200);
+  ASSERT_NE(dynamic_cast<const FittedCostModel*>(model.get()), nullptr);
+  const RooflineCostModel published(b200);  // the published (burst) rates
+  const GemmShape g{8192, 8192, 8192, DType::bf16, 1};
+  const double slower = model->gemm(g).seconds() / published.gemm(g).seconds();
+  EXPECT_GT(slower, 1.08);
+  EXPECT_LT(slower, 1.25);
+  EXPECT_EQ(model->memory_bound(Bytes{1e9}), published.memory_bound(Bytes{1e9}));
+  const double gb_clock = gb200.fits.power_cap->busy_clock(gb200.fits.power_cap->power_limit) *
+                          gb200.fits.power_cap->max_clock_mhz;
+  EXPECT_GT(gb_clock, pc.busy_clock(pc.power_limit) * pc.max_clock_mhz);
+}
+
 TEST(EfficiencySurface, FeaturesAreMonomialsByDegreeThenPenaltyTerms) {
   // Degree 2 in (a, b) = (2, 3): 1, a, b, a^2, ab, b^2; then for penalty p = 4: p, p*a, p*b.
   const double logs[2] = {2, 3}, pen[1] = {4};

@@ -169,13 +169,12 @@ TEST(Validation, GptOssRowsRunWithTheirSlidingWindow) {
 // Megatron-Bridge's DGX B200 pre-training runs, every release 25.09-26.04.01 (data/checks/megatron_bridge_b200.csv,
 // 31 rows, outside the shared files), priced with profiles/b200.yaml: datasheet peaks at the GEMM, attention and HBM
 // efficiencies published B200 measurements give, no calibration of this project's. The dense fp8 runs (Llama 3 8B
-// on 8, Llama 3.1 405B on 128 GPUs; FP8-CS, MXFP8 and the 25.09 table's two footnoted granularities) come out at
-// +0.8% to +15.5%, 8.3% mean; before the published efficiencies (max GEMM efficiency 0.75 at both precisions, an
-// assumption) they were 19-34% fast. The MoE runs are 57% over 23 (docs/validation.md, "B200"): Qwen3-30B-A3B at
-// micro-batch 4 within 12%, DeepSeek-V3 at EP 8 16%, the dropless 25.11 and 26.02 Qwen3-30B-A3B runs that
-// Megatron-Bridge's issue #1998 calls a 2x regression +145-155%, GPT-OSS fast as on the H100. The dense rows are
-// held within 16% each and 10% mean; the rest must run and fit, with the MAPE as a regression guard (44.5%; 43.6%
-// since each row carries its release's recipe facts, 2026-12-05: DeepSeek-V3's 26.04.01 run from -54.8% to -4.9%).
+// on 8, Llama 3.1 405B on 128 GPUs) were 8.7% fast on average at the published (burst-clock) rates; with the
+// power-cap model anchored on a published B200 throttling measurement (2026-12-05, session 18) they are 5.2% slow,
+// each within 10%. The MoE runs are 46.5% over 23 (docs/validation.md, "B200"): the dropless 25.11 and 26.02
+// Qwen3-30B-A3B runs that Megatron-Bridge's issue #1998 calls a 2x regression and GPT-OSS stay fast. The dense
+// rows are held within 12% each and 7% mean; the rest must run and fit, with the MAPE as a regression guard
+// (44.5%; 43.6% with each release's recipe facts; 35.9% with the power-cap model).
 TEST(Validation, MegatronBridgeB200Checks) {
   const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_b200.csv";
   const auto rows = validate_as_cli(csv);
@@ -187,14 +186,14 @@ TEST(Validation, MegatronBridgeB200Checks) {
     EXPECT_LE(r.memory.total().value(), r.memory_capacity.value()) << "row " << r.id;
     sum += std::fabs(r.error());
     if (!r.moe) {
-      EXPECT_LT(std::fabs(r.error()), 0.16) << "row " << r.id << ": " << 100 * r.error() << "%";
+      EXPECT_LT(std::fabs(r.error()), 0.12) << "row " << r.id << ": " << 100 * r.error() << "%";
       dense_sum += std::fabs(r.error());
       ++dense;
     }
   }
   EXPECT_EQ(dense, 8);
-  EXPECT_LE(dense_sum / dense, 0.10) << "dense MAPE " << 100 * dense_sum / dense << "%";
-  EXPECT_LE(sum / 31, 0.45) << "MAPE " << 100 * sum / 31 << "%";
+  EXPECT_LE(dense_sum / dense, 0.07) << "dense MAPE " << 100 * dense_sum / dense << "%";
+  EXPECT_LE(sum / 31, 0.37) << "MAPE " << 100 * sum / 31 << "%";
 }
 
 // NVIDIA's DGX Cloud benchmarking recipes (github NVIDIA/dgxc-benchmarking, tags v24.11.1-v26.06.01; every H100
@@ -224,20 +223,23 @@ TEST(Validation, MegatronBridgeMoreH100Checks) {
 // MLPerf Training closed-division LLM results outside the shared rows (data/checks/mlperf_training.csv, 42 rows:
 // GPT-3 175B v3.0-v4.1 on 64-11,616 H100 and 64 B200, Llama 3.1 405B v5.0-v5.1 on 256-8,192 H100, H200 and B200,
 // Llama 3.1 8B v5.1 on 8-256 B200 and H100; step times from the MLLOG logs, layouts from the submissions'
-// configs): 10.0%. GPT-3 7.3% over 21, Llama 3.1 405B 4.4% over 8; the small Llama 3.1 8B steps on B200 (0.14-0.2
-// s) are 12.8% fast on average. All rows run and fit; the MAPE bound is 11%, each row within 40%.
+// configs): 10.0%; 9.4% since the B200 profile runs at its power limit (2026-12-05, session 18: the B200 Llama 3.1
+// 405B runs from -12.5% / -13.4% to +2.2% / +1.2%; the 64-GPU GPT-3 "preview" run from +4.5% to +21.5%, and the
+// two Llama 3.1 8B runs with fp8 attention, which is priced at bf16 rates, from +17% to +32%). All rows run and
+// fit; the MAPE bound is 10%, each row within 40%.
 TEST(Validation, MlperfTrainingChecks) {
   const CheckFile c = check_file("mlperf_training.csv", 42, 0.40);
   EXPECT_EQ(c.hybrid, 0);  // every row is predicted
   EXPECT_EQ(c.predicted, 42);
-  EXPECT_LE(c.mape, 0.11) << "MAPE " << 100 * c.mape << "%";
+  EXPECT_LE(c.mape, 0.10) << "MAPE " << 100 * c.mape << "%";
 }
 
 // Megatron-Bridge's DGX GB200 runs, every release 25.09-26.08 (data/checks/megatron_bridge_gb200.csv, 67 rows),
 // priced with profiles/gb200.yaml (the B200's die at 1,200 W: datasheet peaks, the B200's published efficiencies)
 // in topologies/gb200-nvl72.yaml (64-GPU NVLink5 domains on an NDR fabric). 19.8% over 66 rows, written before
-// any GB200 number was looked at and not tuned to them: dense Llama 3 / 3.1 runs 8-16% fast on average, the
-// fine-grained MoE runs as on the B200 (GPT-OSS 63% fast). One row's layout is inconsistent (DeepSeek-V3 25.09
+// any GB200 number was looked at and not tuned to them (dense Llama 3 / 3.1 runs 11.3% fast on average); 16.0%
+// with the B200's power-cap model at the GB200's 1,200 W (dense 5.0%, +0.5% mean, all but the one CP row within
+// 12%; GPT-OSS still 57% fast). One row's layout is inconsistent (DeepSeek-V3 25.09
 // with the parenthesised PP 8: EP 64 over the 32 ranks of a stage) and is skipped with that reason. The Llama 3
 // 70B runs with FSDP on 64 GPUs at micro-batch 2 without recompute are predicted out of memory: what their recipe
 // keeps (activation offloading to the Grace CPUs' memory is not modelled) is not in the rows.
@@ -255,13 +257,13 @@ TEST(Validation, MegatronBridgeGB200Checks) {
     }
     EXPECT_LT(std::fabs(r.error()), 0.9) << "row " << r.id << ": " << 100 * r.error() << "%";
     if (!r.moe && r.memory.total().value() <= r.memory_capacity.value()) {
-      EXPECT_LT(std::fabs(r.error()), 0.40) << "row " << r.id << ": " << 100 * r.error() << "%";
+      EXPECT_LT(std::fabs(r.error()), 0.30) << "row " << r.id << ": " << 100 * r.error() << "%";
     }
     sum += std::fabs(r.error());
     ++predicted;
   }
   EXPECT_EQ(predicted, 66);
-  EXPECT_LE(sum / predicted, 0.21) << "MAPE " << 100 * sum / predicted << "%";
+  EXPECT_LE(sum / predicted, 0.17) << "MAPE " << 100 * sum / predicted << "%";
 }
 
 // The Megatron-Core MoE report's H100 results (arXiv 2603.07685, Table 11; configurations in Table 17 and
