@@ -61,6 +61,10 @@ PriceBook PriceBook::parse(const InputNode& root) {
       item.model = m->as<std::string>();
       m->require(book.find_model(item.model) == nullptr, "model \"" + item.model + "\" is already priced by another entry");
     }
+    if (auto g = e.find("gpu")) {
+      item.gpu = g->as<std::string>();
+      g->require(!item.gpu.empty(), "gpu names the GPU a rental rate is for (\"H100\")");
+    }
     item.price = price_at(e.at("price"));
     item.source = e.get<std::string>("source");
     e.at("source").require(!item.source.empty(), "every price needs a source");

@@ -21,6 +21,8 @@ struct PriceItem {
   std::string id;       ///< unique key, e.g. "qm9700"
   std::string name;     ///< what it is, in words
   std::string model;    ///< hardware model as topology files name it ("DGX H100", "QM9700"); may be empty
+  /// For a rental rate per GPU-hour: the GPU it rents ("H100"), matched against the cluster's GPU; may be empty.
+  std::string gpu;
   QuotedPrice price;    ///< amount and what it is per
   std::string source;   ///< where the figure comes from (document, table, URL)
   std::string date;     ///< when the price was observed: YYYY, YYYY-MM or YYYY-MM-DD; empty for an override

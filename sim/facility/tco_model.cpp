@@ -2,11 +2,21 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string_view>
 #include <utility>
 
 namespace cs {
 namespace {
+
+bool contains_ignoring_case(std::string_view text, std::string_view word) {
+  const auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != text.end();
+}
 
 AnnualCost priced_line(std::string item, DollarRate cost, const PriceItem& p) {
   return {std::move(item), cost, p.id, cite(p)};
@@ -122,6 +132,12 @@ TcoReport compute_tco(const FacilityConfig& config, const ClusterInventory& inv,
   for (const auto& [label, ref] : {std::pair<const char*, const PriceRef*>{"on-demand", &prices.cloud_on_demand},
                                    std::pair<const char*, const PriceRef*>{"reserved", &prices.cloud_reserved}}) {
     const PriceItem& p = book.at(*ref, PriceUnit::per_hour);
+    if (!p.gpu.empty() && !contains_ignoring_case(run.gpu.name, p.gpu)) {
+      t.warnings.push_back("cloud " + std::string(label) + " rate " + p.id + " rents " + p.gpu + " GPUs, not " +
+                           run.gpu.name + ": the build-versus-rent lines compare unlike GPU-hours (set " +
+                           "facility.prices.cloud_" + (std::string(label) == "on-demand" ? "on_demand" : "reserved") +
+                           " or a price override to a rate for this GPU)");
+    }
     CloudComparison c{label, p.id, cite(p), book.hourly(*ref), {}, {}, {}, std::nullopt, std::nullopt};
     c.run_cost = c.rate * run_time * static_cast<double>(t.gpu_count);
     c.per_million_tokens = c.run_cost / million_tokens;

@@ -74,7 +74,7 @@ TEST(PriceBook, ErrorsAreLocated) {
   EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: X}\n"),
             "book.yaml:3:67: items[0].quality: quality must be tags P, S, E or D joined by '/' (\"S/E\")");
   EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P, colour: red}\n"),
-            "book.yaml:3:70: items[0].colour: unknown key (expected one of: date, id, model, name, "
+            "book.yaml:3:70: items[0].colour: unknown key (expected one of: date, gpu, id, model, name, "
             "power_max, power_typical, price, quality, rack_units, source)");
   EXPECT_EQ(price_book_error_of(head + "  - {id: a, name: x, price: 5USD, source: s, date: 2024, quality: P}\n"
                             "  - {id: a, name: y, price: 6USD, source: s, date: 2024, quality: P}\n"),

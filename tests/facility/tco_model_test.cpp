@@ -84,6 +84,25 @@ TEST(Tco, CloudCheaperThanRunningCostsNeverBreaksEven) {
   EXPECT_NE(t.cloud[1].citation.find("scenario override at s.yaml:3"), std::string::npos);
 }
 
+// A rental rate that names the GPU it rents ("gpu: H100" in the price book) is compared with the cluster's GPU:
+// renting H100s is no price for a GB200 cluster's GPU-hours, so the report says so (naming the key to change);
+// the same GPU, in any case, or a rate that names none, says nothing.
+TEST(Tco, RentalRateForAnotherGpuIsAWarning) {
+  std::string text = test::kSmallPriceBook;
+  const std::string od = "{id: od, name: cloud on demand, ";
+  text.replace(text.find(od), od.size(), od + "gpu: H100, ");
+  const PriceBook book = PriceBook::parse(InputNode::parse(text, "small.yaml"));
+  RunProfile run = test::small_run();
+  run.gpu.name = "NVIDIA GB200";
+  const TcoReport other = compute_tco(test::small_config(), test::small_inventory(), run, book);
+  ASSERT_EQ(other.warnings.size(), 1u);
+  EXPECT_NE(other.warnings[0].find("od rents H100 GPUs, not NVIDIA GB200"), std::string::npos) << other.warnings[0];
+  EXPECT_NE(other.warnings[0].find("facility.prices.cloud_on_demand"), std::string::npos) << other.warnings[0];
+  run.gpu.name = "NVIDIA h100 SXM5 80GB";
+  EXPECT_TRUE(compute_tco(test::small_config(), test::small_inventory(), run, book).warnings.empty());
+  EXPECT_TRUE(test::small_tco().warnings.empty());  // its rates name no GPU
+}
+
 TEST(Tco, BuildingTheFacilityAddsCapexAndDropsRent) {
   FacilityConfig c = test::small_config();
   c.site = Site::build;
