@@ -129,13 +129,17 @@ TcoReport compute_tco(const FacilityConfig& config, const ClusterInventory& inv,
   const double busy_minus_idle = usd_per_year(t.electricity_busy_per_year - t.electricity_idle_per_year);
   const double running_per_month = usd_per_year(t.tco_per_year - t.capital_per_year) / 12.0;
   const double upfront = (t.hardware_capex + t.facility_capex).value();
-  for (const auto& [label, ref] : {std::pair<const char*, const PriceRef*>{"on-demand", &prices.cloud_on_demand},
-                                   std::pair<const char*, const PriceRef*>{"reserved", &prices.cloud_reserved}}) {
+  struct Rental {
+    const char* label;
+    const char* key;  ///< the scenario key that chooses the rate
+    const PriceRef* ref;
+  };
+  for (const auto& [label, key, ref] : {Rental{"on-demand", "facility.prices.cloud_on_demand", &prices.cloud_on_demand},
+                                        Rental{"reserved", "facility.prices.cloud_reserved", &prices.cloud_reserved}}) {
     const PriceItem& p = book.at(*ref, PriceUnit::per_hour);
     if (!p.gpu.empty() && !contains_ignoring_case(run.gpu.name, p.gpu)) {
       t.warnings.push_back("cloud " + std::string(label) + " rate " + p.id + " rents " + p.gpu + " GPUs, not " +
-                           run.gpu.name + ": the build-versus-rent lines compare unlike GPU-hours (set " +
-                           "facility.prices.cloud_" + (std::string(label) == "on-demand" ? "on_demand" : "reserved") +
+                           run.gpu.name + ": the build-versus-rent lines compare unlike GPU-hours (set " + key +
                            " or a price override to a rate for this GPU)");
     }
     CloudComparison c{label, p.id, cite(p), book.hourly(*ref), {}, {}, {}, std::nullopt, std::nullopt};

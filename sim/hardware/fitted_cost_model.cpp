@@ -13,7 +13,7 @@ KernelLoad FittedCostModel::gemm_load(const GemmShape& s) const {
     t = l->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
   else if (it != p_.fits.gemm.end())
     t = it->second.time(s, p_.gpu.sm_count, p_.gpu.peak_for(s.dtype));
-  else if (datasheet_rates())
+  else if (datasheet_rates_)
     t = fallback_.gemm(s);  // the published rates, taken as the highest clock's
   else
     return {fallback_.gemm(s), 0.0, Watts{0.0}};
@@ -37,7 +37,7 @@ KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   if (a.dtype == DType::fp8 || a.dtype == DType::fp32 || a.dtype == DType::tf32) a.dtype = DType::bf16;
   const auto& fits = a.backward ? p_.fits.attention_bwd : p_.fits.attention_fwd;
   const auto it = fits.find(a.dtype);
-  if (it == fits.end() && !datasheet_rates()) return {fallback_.attention(s), 0.0, Watts{0.0}};
+  if (it == fits.end() && !datasheet_rates_) return {fallback_.attention(s), 0.0, Watts{0.0}};
   const FlopRate peak = p_.gpu.peak_for(DType::bf16);
   // Without a fit, a datasheet profile's published rates, taken as the highest clock's.
   const Time t = it == fits.end() ? fallback_.attention(s) : it->second.time(a, peak);

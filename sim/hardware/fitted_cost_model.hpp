@@ -18,7 +18,10 @@ class FittedCostModel final : public ComputeCostModel {
  public:
   /// `power_cap`: a user's lower board limit (facility.power.gpu_power_cap); the board's own otherwise.
   explicit FittedCostModel(DeviceProfile p, std::optional<Watts> power_cap = std::nullopt)
-      : p_(std::move(p)), fallback_(p_), cap_(power_cap) {}
+      : p_(std::move(p)),
+        fallback_(p_),
+        cap_(power_cap),
+        datasheet_rates_(p_.provenance.kind == "datasheet" && p_.fits.power_cap.has_value()) {}
   /// GEMMs and attention of a profile with a power-cap model: the time back to back at the clock the limit
   /// holds this kernel alone to; without one, the fitted time as measured.
   [[nodiscard]] Time gemm(const GemmShape& s) const override;
@@ -32,14 +35,12 @@ class FittedCostModel final : public ComputeCostModel {
 
  private:
   [[nodiscard]] Time alone(const KernelLoad& load) const;
-  /// A datasheet profile with a power-cap model and no fitted surface (profiles/b200.yaml): its published
-  /// GEMM and attention rates are priced as the highest clock's and slowed by the power-cap model like fits.
-  [[nodiscard]] bool datasheet_rates() const noexcept {
-    return p_.provenance.kind == "datasheet" && p_.fits.power_cap.has_value();
-  }
   DeviceProfile p_;
   RooflineCostModel fallback_;
   std::optional<Watts> cap_;
+  /// A datasheet profile with a power-cap model and no fitted surface (profiles/b200.yaml): its published
+  /// GEMM and attention rates are priced as the highest clock's and slowed by the power-cap model like fits.
+  bool datasheet_rates_;
 };
 
 }  // namespace cs

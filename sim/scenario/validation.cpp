@@ -112,8 +112,8 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // The H100 SXM is the H200's compute die under the same 700 W limit: its rows use the H200's measured GEMM and
   // attention fits and power-cap model (sustained clocks), with the H100's own HBM (docs/validation.md).
   else if (contains(uhw, "H100")) { profile = "h100-sxm"; topology = "dgx-h100"; }
-  // Blackwell Ultra ("GB300", "B300"): another die, not modelled. Before the B200, whose name "B300" does not
-  // contain but "GB300" racks share the NVL72 layout with.
+  // Blackwell Ultra ("B300", and "GB300" racks): another die, not modelled. Before the GB200 and B200 branches,
+  // so that no Blackwell Ultra name is priced as either.
   else if (contains(uhw, "B300")) {
     skip = "hardware \"" + hw + "\" has no device profile (Blackwell Ultra is not modelled)";
     return std::nullopt;
