@@ -213,17 +213,14 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     const auto f = forward_ops(part, m, p, t, windowed);
     return std::pair{cost_of(f, compute, estimate), cost_of(backward_ops(f), compute, estimate)};
   };
-  const auto dense = both(LayerPart::dense_layer);
-  const auto moe = m.is_moe() ? both(LayerPart::moe_layer) : dense;
-  // Layers whose attention keeps to the sliding window (GPT-OSS: every other one).
-  const bool windows = m.sliding_window > 0;
-  const auto dense_windowed = windows ? both(LayerPart::dense_layer, true) : dense;
-  const auto moe_windowed = windows && m.is_moe() ? both(LayerPart::moe_layer, true) : dense_windowed;
-  const auto layer_cost = [&](int l) {
-    const bool moe_layer = m.is_moe() && l >= m.dense_layers;
-    if (m.windowed_layer(l)) return moe_layer ? &moe_windowed : &dense_windowed;
-    return moe_layer ? &moe : &dense;
-  };
+  // One price per kind of layer the model has, and per attention span where layers attend within a sliding
+  // window (GPT-OSS: every other one).
+  std::map<std::pair<LayerKind, bool>, std::pair<UnitCost, UnitCost>> kinds;
+  for (int l = 0; l < m.layers; ++l) {
+    const std::pair key{m.layer_kind(l), m.windowed_layer(l)};
+    if (!kinds.contains(key)) kinds.emplace(key, both(layer_part(key.first), key.second));
+  }
+  const auto layer_cost = [&](int l) { return &kinds.at({m.layer_kind(l), m.windowed_layer(l)}); };
   const auto embed = both(LayerPart::embedding);
   const auto output = both(LayerPart::output);
   const auto mtp_head = m.mtp_layers > 0 ? both(LayerPart::mtp_head) : output;
@@ -239,19 +236,22 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
         int nodes;  // Megatron-Core schedule nodes (model_chunk_schedule_plan.py): attn, post_attn, moe_dispatch,
                     // mlp, moe_combine for an MoE layer, attn and mlp for a dense one, one per loss head
       };
-      const auto layer_part = [&](int l) {
-        const auto* lc = layer_cost(l);
-        return Part{lc, true, lc == &moe || lc == &moe_windowed ? 5 : 2};
+      const auto layer_entry = [&](int l) {
+        // Megatron-Core's schedule nodes: attn and mlp for a transformer layer (post_attn, moe_dispatch and
+        // moe_combine more for an MoE one); a hybrid model's single block is one node.
+        const LayerKind k = m.layer_kind(l);
+        const int nodes = k == LayerKind::moe ? 5 : k == LayerKind::dense ? 2 : k == LayerKind::moe_mlp ? 4 : 1;
+        return Part{layer_cost(l), true, nodes};
       };
       std::vector<Part> parts;
       if (vs == 0) parts.push_back({&embed, false, 0});
       const auto [first, last] = virtual_stage_layers(m, p, vs);
-      for (int l = first; l < last; ++l) parts.push_back(layer_part(l));
+      for (int l = first; l < last; ++l) parts.push_back(layer_entry(l));
       if (vs == p.pieces() - 1) {
         parts.push_back({&output, false, 1});
         // Multi-token prediction modules: each a layer of the model's last kind plus its head (layer_ops.hpp).
         for (int d = 0; d < m.mtp_layers; ++d) {
-          parts.push_back(layer_part(m.layers - 1));
+          parts.push_back(layer_entry(m.layers - 1));
           parts.push_back({&mtp_head, false, 1});
         }
       }

@@ -126,16 +126,13 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   else if (contains(uhw, "B200")) { profile = "b200"; topology = "dgx-b200"; }
   else { skip = "hardware \"" + hw + "\" has no device profile"; return std::nullopt; }
 
-  // Hybrid state-space models (Mamba layers beside attention: Nemotron-H, Jamba, Zamba): the workload has no
-  // state-space layer to price them with.
-  {
+  // Hybrid state-space models (Mamba layers beside attention) are priced from a preset's layer pattern (below).
+  const bool hybrid_row = [&] {
     const std::string what = lower(cell("arch_type") + " " + cell("model"));
-    if (contains(what, "mamba") || contains(what, "nemotron-h") || contains(what, "nemotronh") ||
-        contains(what, "jamba") || contains(what, "zamba") || contains(what, "hybrid") || contains(what, "ssm")) {
-      skip = "model \"" + cell("model") + "\" is a hybrid with state-space (Mamba) layers, which are not modelled";
-      return std::nullopt;
-    }
-  }
+    return contains(what, "mamba") || contains(what, "nemotron-h") || contains(what, "nemotronh") ||
+           contains(what, "nemotron_3") || contains(what, "nemotron 3") || contains(what, "jamba") ||
+           contains(what, "zamba") || contains(what, "hybrid") || contains(what, "ssm");
+  }();
 
   const auto gpus = num("gpu_count");
   if (!gpus || *gpus <= 0) { skip = "gpu_count missing"; return std::nullopt; }
@@ -144,10 +141,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   ModelSpec& m = sc.model;
   m.name = cell("model");
   const auto layers = num("num_layers"), hidden = num("hidden_size");
+  bool by_name = false;  // the row names a preset and gives no dimensions
   if (layers && hidden) {
     m.layers = static_cast<int>(*layers);
     m.hidden = static_cast<std::int64_t>(*hidden);
   } else if (const auto named = match_preset_by_name(m.name)) {
+    by_name = true;
     // A published name without dimensions ("GPT3-20B"): the preset of that family and size, whose dimensions
     // then fill the rest below like any other match.
     m.layers = named->second.layers;
@@ -199,6 +198,23 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
                      (z->full_attention_every > 0 ? " in all but every " + ordinal(z->full_attention_every) + " layer"
                                                   : std::string()));
   }
+  // Nor for a hybrid model's layers: a preset of the same depth brings its pattern of Mamba-2 mixers, attention
+  // and MLP blocks and the mixers' dimensions (Nemotron-H, Nemotron 3).
+  if (z && z->is_hybrid() && z->layers == m.layers) {
+    m.hybrid_pattern = z->hybrid_pattern;
+    m.mamba_heads = z->mamba_heads;
+    m.mamba_head_dim = z->mamba_head_dim;
+    m.mamba_state = z->mamba_state;
+    m.mamba_groups = z->mamba_groups;
+    m.mamba_conv = z->mamba_conv;
+    m.mamba_chunk = z->mamba_chunk;
+    filled.push_back("hybrid layers " + std::to_string(m.count(LayerKind::mamba)) + " Mamba-2, " +
+                     std::to_string(m.count(LayerKind::attention)) + " attention, " +
+                     std::to_string(m.count(LayerKind::mlp) + m.count(LayerKind::moe_mlp)) + " MLP");
+  } else if (hybrid_row) {
+    skip = "model \"" + cell("model") + "\" is a hybrid with state-space (Mamba) layers and no preset of models/ gives its layer pattern";
+    return std::nullopt;
+  }
   // Nor for multi-token prediction: a preset that trains with it (DeepSeek-V3, whose recipes keep it on) brings it.
   if (z && z->mtp_layers > 0 && z->layers == m.layers) {
     m.mtp_layers = z->mtp_layers;
@@ -228,8 +244,10 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const auto seq = num("seq_len");
   if (!seq) { skip = "sequence length not given"; return std::nullopt; }
   m.seq_len = static_cast<int>(*seq);
-  if (experts && *experts > 0) {
-    m.experts = static_cast<int>(*experts);
+  // A row that names its model without dimensions takes the named preset's experts too (Nemotron 3 Nano).
+  const bool experts_by_name = !experts && by_name && z && z->is_moe();
+  if ((experts && *experts > 0) || experts_by_name) {
+    m.experts = experts_by_name ? z->experts : static_cast<int>(*experts);
     m.top_k = static_cast<int>(num("moe_topk").value_or(z && z->is_moe() ? z->top_k : 2));
     m.expert_ffn_hidden = static_cast<std::int64_t>(
         num("moe_ffn_hidden").value_or(static_cast<double>(z && z->is_moe() ? z->expert_ffn_hidden : m.ffn_hidden)));
@@ -411,7 +429,13 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // GEMMs (userbuffers). Their MoE recipes leave it off (DGX Cloud's DeepSeek-V3 launch sets
     // tp_comm_overlap false; Megatron-Bridge's Qwen3 MoE configs CommOverlapConfig(tp_comm_overlap=False)).
     tr.grad_reduce_in_fp32 = false;
-    if (p.tp > 1 && p.sequence_parallel && !tr.overlap.tp_comm && !m.is_moe()) {
+    // A row whose recipe is known to leave them be says so ("no TP comm overlap", "grad_reduce_in_fp32").
+    const std::string ln = lower(notes);
+    if (contains(ln, "grad_reduce_in_fp32=true") || contains(ln, "grad_reduce_in_fp32 true")) tr.grad_reduce_in_fp32 = true;
+    const bool no_tp_overlap = contains(ln, "no tp comm overlap") || contains(ln, "tp_comm_overlap false") ||
+                               contains(ln, "tp_comm_overlap=false");
+    if (no_tp_overlap) assumptions.push_back("no TP comm overlap (as the row states)");
+    if (p.tp > 1 && p.sequence_parallel && !tr.overlap.tp_comm && !m.is_moe() && !no_tp_overlap) {
       tr.overlap.tp_comm = true;
       assumptions.push_back("TP comm overlap (NeMo recipe default)");
     }

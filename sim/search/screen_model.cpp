@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "sim/collectives/analytic_collectives.hpp"
@@ -83,6 +84,10 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
     ModelSpec m2 = model, m4 = model;
     m2.layers = 2;
     m4.layers = 4;
+    if (model.is_hybrid()) {  // a model of one kind of block (see below)
+      m2.hybrid_pattern = std::string(2, model.hybrid_pattern.front());
+      m4.hybrid_pattern = std::string(4, model.hybrid_pattern.front());
+    }
     m2.dense_layers = m4.dense_layers = 0;
     const UnitCosts u2(m2, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
     const UnitCosts u4(m4, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
@@ -115,26 +120,47 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
     return lc;
   };
   const ModelSpec& m = sc_.model;
-  int windowed = 0;
-  for (int l = 0; l < m.layers; ++l) windowed += m.windowed_layer(l) ? 1 : 0;
-  LayerCost lc;
-  if (windowed == 0 || windowed == m.layers) {
-    lc = price(m);
+  // The mean layer: each kind of layer priced as a model of that kind only, weighted by its share of the layers.
+  // Kinds are a hybrid model's blocks (Mamba mixers, attention, MLPs) and, where some layers attend within a
+  // sliding window and others to the whole prefix (GPT-OSS), the two spans.
+  std::vector<std::pair<ModelSpec, int>> kinds;
+  if (m.is_hybrid()) {
+    std::map<char, int> counts;
+    for (const char ch : m.hybrid_pattern) ++counts[ch];
+    for (const auto& [ch, n] : counts) {
+      ModelSpec one = m;
+      one.hybrid_pattern = std::string(static_cast<std::size_t>(m.layers), ch);
+      kinds.emplace_back(std::move(one), n);
+    }
   } else {
-    // Windowed and full-attention layers alternate (GPT-OSS): the mean layer, each kind priced on its own.
-    ModelSpec all_windowed = m, all_full = m;
-    all_windowed.full_attention_every = 0;
-    all_full.sliding_window = 0;
-    const LayerCost w = price(all_windowed), f = price(all_full);
-    const double share = static_cast<double>(windowed) / m.layers;
-    const auto mix = [&](Time a, Time b) { return Time::from_seconds(share * a.seconds() + (1 - share) * b.seconds()); };
-    lc.f = mix(w.f, f.f);
-    lc.b = mix(w.b, f.b);
-    lc.extra_f = mix(w.extra_f, f.extra_f);
-    lc.extra_b = mix(w.extra_b, f.extra_b);
-    lc.merged = mix(w.merged, f.merged);
-    lc.flops = share * w.flops + (1 - share) * f.flops;
-    lc.extra_flops = share * w.extra_flops + (1 - share) * f.extra_flops;
+    int windowed = 0;
+    for (int l = 0; l < m.layers; ++l) windowed += m.windowed_layer(l) ? 1 : 0;
+    if (windowed == 0 || windowed == m.layers) {
+      kinds.emplace_back(m, m.layers);
+    } else {
+      ModelSpec all_windowed = m, all_full = m;
+      all_windowed.full_attention_every = 0;
+      all_full.sliding_window = 0;
+      kinds.emplace_back(std::move(all_windowed), windowed);
+      kinds.emplace_back(std::move(all_full), m.layers - windowed);
+    }
+  }
+  LayerCost lc;
+  if (kinds.size() == 1) {
+    lc = price(kinds.front().first);
+  } else {
+    const auto add = [](Time into, Time part, double share) { return into + Time::from_seconds(share * part.seconds()); };
+    for (const auto& [model, n] : kinds) {
+      const LayerCost k = price(model);
+      const double share = static_cast<double>(n) / m.layers;
+      lc.f = add(lc.f, k.f, share);
+      lc.b = add(lc.b, k.b, share);
+      lc.extra_f = add(lc.extra_f, k.extra_f, share);
+      lc.extra_b = add(lc.extra_b, k.extra_b, share);
+      lc.merged = add(lc.merged, k.merged, share);
+      lc.flops += share * k.flops;
+      lc.extra_flops += share * k.extra_flops;
+    }
   }
   return layers_.emplace(key, lc).first->second;
 }

@@ -190,6 +190,58 @@ struct Builder {
     memory(what + " residual add", 3.0 * sp_tokens() * h * kAct);
   }
 
+  /// A Mamba-2 mixer (Dao & Gu 2024, "Transformers are SSMs"; Megatron-Core MambaMixer on its memory-efficient
+  /// path, mamba_split_conv1d_scan_combined). A norm fused into the column-parallel in_proj h -> [z, x, B, C, dt]
+  /// (heads and B/C groups split over TP), the causal depthwise convolution over x, B and C, the chunked scan
+  /// (SSD) and a gated RMSNorm inside the TP region, then the row-parallel out_proj d_inner -> h. Under CP,
+  /// Megatron-Core's MambaContextParallel trades the sequence split for a head split with an all-to-all before
+  /// the convolution and back after the scan.
+  ///
+  /// The scan over chunks of L tokens, per head of P channels with state N and per group of B/C: C B^T within
+  /// each chunk (L x L x N per group), the chunk's state B^T X (P x N x L per head), the states passed from
+  /// chunk to chunk in fp32, and each chunk's output from its own tokens (causal: about half of L x L x P) and
+  /// from the state it inherited (L x N x P). Its kernels (Triton) are batched small matrix products, priced as
+  /// batched 16-bit GEMMs of those shapes; they stay in 16-bit under fp8 recipes. The backward is priced as the
+  /// GEMMs' data and weight gradients; the recompute of the chunk states the memory-efficient backward does
+  /// (a few per cent of the layer) is not priced separately.
+  void mamba_block() {
+    const std::int64_t T = tokens(), h = m.hidden;
+    const std::int64_t heads = std::max<std::int64_t>(1, m.mamba_heads / p.tp);
+    const std::int64_t groups = std::max<std::int64_t>(1, m.mamba_groups / p.tp);
+    const std::int64_t P = m.mamba_head_dim, N = m.mamba_state, L = m.mamba_chunk;
+    const std::int64_t inner = heads * P, proj = 2 * inner + 2 * groups * N + heads;
+    memory("Mamba input norm", 2.0 * sp_tokens() * h * kAct);
+    tag(ops.size() - 1, RecomputeModules::kLayernorm);
+    enter_tp("Mamba");
+    gemm("Mamba in_proj", T, proj, h, 1, true);
+    if (p.cp > 1) collective("Mamba CP all-to-all (sequence to heads)", CollectiveKind::all_to_all, CommGroup::cp, static_cast<double>(T) * proj * kAct);
+    // After the CP exchange a rank holds the whole sequence for 1/cp of the heads and groups.
+    const std::int64_t sh = std::max<std::int64_t>(1, heads / p.cp), sg = std::max<std::int64_t>(1, groups / p.cp);
+    const double seq_tokens = static_cast<double>(T) * p.cp;
+    const std::int64_t chunks = static_cast<std::int64_t>(t.micro_batch) * ((t.seq_len + L - 1) / L);
+    const double conv_channels = static_cast<double>(sh * P + 2 * sg * N);
+    // Convolution and SiLU over x, B and C: read and write them; the backward reads the input and the incoming
+    // gradient, recomputes the convolution and writes the gradient.
+    memory("Mamba conv1d", 2.0 * seq_tokens * conv_channels * kAct);
+    ops.back().backward_scale = 3.0;
+    // dt's softplus and the decay's cumulative sum within each chunk, fp32 per token and head.
+    memory("SSD dt and decay cumsum", 3.0 * seq_tokens * static_cast<double>(sh) * 4.0);
+    // Each scan kernel is one launch whose thread blocks each multiply one chunk's (and head's or group's) small
+    // matrices: priced as one GEMM with the batch stacked along its rows, the way the blocks fill the GPU.
+    gemm("SSD chunk C B^T", chunks * sg * L, L, N, 1, false, true);
+    gemm("SSD chunk states", chunks * sh * P, N, L, 1, false, true);
+    // The chunk states in fp32: written, read and rewritten by the pass from chunk to chunk, read by the scan.
+    memory("SSD state passing", 4.0 * static_cast<double>(chunks * sh) * static_cast<double>(P * N) * 4.0);
+    gemm("SSD chunk scan (within the chunk)", chunks * sh * L, P, std::max<std::int64_t>(1, L / 2), 1, false, true);
+    gemm("SSD chunk scan (from the state)", chunks * sh * L, P, N, 1, false, true);
+    if (p.cp > 1) collective("Mamba CP all-to-all (heads to sequence)", CollectiveKind::all_to_all, CommGroup::cp, static_cast<double>(T) * inner * kAct);
+    // Gated RMSNorm: read y and z, write the normalised product.
+    memory("Mamba gated norm", 3.0 * static_cast<double>(T) * static_cast<double>(inner) * kAct);
+    gemm("Mamba out_proj", T, h, inner);
+    leave_tp("Mamba");
+    memory("Mamba residual add", 3.0 * sp_tokens() * h * kAct);
+  }
+
   /// A routed MoE FFN (Megatron-Core's alltoall token dispatcher). Each rank routes the tokens it holds (its
   /// sequence-parallel shard), sends top_k copies of each to the expert-parallel ranks owning the experts, the
   /// expert-TP group gathers what its ranks received, and each rank runs its experts as one grouped GEMM over
@@ -258,6 +310,18 @@ struct Builder {
 
 }  // namespace
 
+LayerPart layer_part(LayerKind k) noexcept {
+  switch (k) {
+    case LayerKind::dense: return LayerPart::dense_layer;
+    case LayerKind::moe: return LayerPart::moe_layer;
+    case LayerKind::mamba: return LayerPart::mamba_layer;
+    case LayerKind::attention: return LayerPart::attention_layer;
+    case LayerKind::mlp: return LayerPart::mlp_layer;
+    case LayerKind::moe_mlp: return LayerPart::moe_mlp_layer;
+  }
+  return LayerPart::dense_layer;
+}
+
 std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
                             bool windowed_attention) {
   Builder b{m, p, t, {}, windowed_attention && m.sliding_window > 0};
@@ -268,6 +332,18 @@ std::vector<Op> forward_ops(LayerPart part, const ModelSpec& m, const ParallelPl
       break;
     case LayerPart::moe_layer:
       b.attention_block();
+      b.moe_ffn();
+      break;
+    case LayerPart::mamba_layer:
+      b.mamba_block();
+      break;
+    case LayerPart::attention_layer:
+      b.attention_block();
+      break;
+    case LayerPart::mlp_layer:
+      b.dense_ffn(m.ffn_hidden, "MLP");
+      break;
+    case LayerPart::moe_mlp_layer:
       b.moe_ffn();
       break;
     case LayerPart::embedding:

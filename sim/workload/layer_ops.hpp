@@ -51,8 +51,12 @@ struct Op {
 };
 
 /// mtp_head: what one multi-token prediction module adds besides its transformer layer (the next token's
-/// embedding, two norms, the 2h -> h projection, the output head and loss again).
-enum class LayerPart { dense_layer, moe_layer, embedding, output, mtp_head };
+/// embedding, two norms, the 2h -> h projection, the output head and loss again). The last four are the single
+/// blocks of a hybrid model's layers (LayerKind): a Mamba-2 mixer, self-attention, a dense MLP, an MoE MLP.
+enum class LayerPart { dense_layer, moe_layer, embedding, output, mtp_head, mamba_layer, attention_layer, mlp_layer, moe_mlp_layer };
+
+/// The part that prices a layer of kind `k`.
+[[nodiscard]] LayerPart layer_part(LayerKind k) noexcept;
 
 /// Forward operators of one micro-batch through `part` on one GPU; `windowed_attention`: the layer attends
 /// within the model's sliding window (ModelSpec::windowed_layer). Unfused attention (frameworks without a

@@ -1,23 +1,37 @@
 #include "sim/workload/memory_model.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "sim/workload/pipeline_schedule.hpp"
 
 namespace cs {
 namespace {
 
-/// Layers of stage `stage` (all virtual chunks together) and how many of them are MoE layers.
-std::pair<int, int> stage_layers(const ModelSpec& m, const ParallelPlan& p, int stage) {
-  int total = 0, moe = 0;
+/// Layers of each kind that stage `stage` holds (all virtual chunks together).
+std::map<LayerKind, int> stage_layers(const ModelSpec& m, const ParallelPlan& p, int stage) {
+  std::map<LayerKind, int> kinds;
   for (int c = 0; c < p.chunks(); ++c) {
     const auto [first, last] = virtual_stage_layers(m, p, p.piece(stage, c));
-    for (int l = first; l < last; ++l) {
-      ++total;
-      if (m.is_moe() && l >= m.dense_layers) ++moe;
-    }
+    for (int l = first; l < last; ++l) ++kinds[m.layer_kind(l)];
   }
-  return {total, moe};
+  return kinds;
+}
+
+/// Parameters one GPU holds of one layer of kind `k`: attention, dense MLPs and Mamba mixers split over TP;
+/// routed experts over EP (and expert TP), shared experts over TP, the router replicated.
+double layer_params_per_gpu(const ModelSpec& m, const ParallelPlan& p, LayerKind k) {
+  const double routed = static_cast<double>(m.experts) / p.ep * m.ffn_params(true) / p.etp() +
+                        m.shared_experts * m.ffn_params(true) / p.tp + static_cast<double>(m.hidden) * m.experts;
+  switch (k) {
+    case LayerKind::dense: return (m.attention_params() + m.ffn_params()) / p.tp;
+    case LayerKind::moe: return m.attention_params() / p.tp + routed;
+    case LayerKind::mamba: return m.mamba_params() / p.tp;
+    case LayerKind::attention: return m.attention_params() / p.tp;
+    case LayerKind::mlp: return m.ffn_params() / p.tp;
+    case LayerKind::moe_mlp: return routed;
+  }
+  return 0.0;
 }
 
 /// Whether pipeline rank `stage` holds the model's last piece (output head, loss, MTP modules): the last rank,
@@ -32,14 +46,9 @@ bool holds_last_piece(const ParallelPlan& p, int stage) {
 }  // namespace
 
 double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
-  const auto [layers, moe] = stage_layers(m, p, stage);
   const double h = static_cast<double>(m.hidden);
-  double params = layers * m.attention_params() / p.tp + (layers - moe) * m.ffn_params() / p.tp;
-  if (moe > 0) {
-    const double experts_local = static_cast<double>(m.experts) / p.ep;
-    params += moe * (experts_local * m.ffn_params(true) / p.etp() + m.shared_experts * m.ffn_params(true) / p.tp +
-                     h * m.experts);
-  }
+  double params = 0;
+  for (const auto& [kind, n] : stage_layers(m, p, stage)) params += n * layer_params_per_gpu(m, p, kind);
   // The first piece holds the embedding, the last the output head (and the MTP modules); under DualPipe the
   // first and the last rank each hold both.
   bool first = false;
@@ -51,24 +60,32 @@ double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
   if (last && m.mtp_layers > 0) {
     // Each multi-token prediction module: a layer of the model's last kind, its 2h -> h projection and norms
     // (the embedding and output head are shared).
-    double layer = m.attention_params() / p.tp + 2.0 * h * h / p.tp;
-    if (m.is_moe()) {
-      layer += static_cast<double>(m.experts) / p.ep * m.ffn_params(true) / p.etp() +
-               m.shared_experts * m.ffn_params(true) / p.tp + h * m.experts;
-    } else {
-      layer += m.ffn_params() / p.tp;
-    }
-    params += m.mtp_layers * layer;
+    params += m.mtp_layers * (layer_params_per_gpu(m, p, m.layer_kind(m.layers - 1)) + 2.0 * h * h / p.tp);
   }
   return params;
 }
 
-Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, bool moe_layer) {
+Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, LayerKind kind) {
   const double sb = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
+  const bool moe_layer = kind == LayerKind::moe || kind == LayerKind::moe_mlp;
   const double h = static_cast<double>(m.hidden), q = static_cast<double>(m.q_dim()), o = static_cast<double>(m.o_dim());
   const double kv = static_cast<double>(m.k_dim() + m.v_dim());
   const double tp = p.tp;
   if (t.recompute == Recompute::full) return Bytes{2.0 * sb * h / (p.sequence_parallel ? tp : 1.0)};
+  const double gemm_input = t.precision == DType::fp8 ? 1.0 : 2.0;  // see below
+  const RecomputeModules& rm = t.recompute_modules;
+  // Per block (attention, FFN, or a hybrid model's single block), outside TP: the norm's 16-bit input, the
+  // residual dropout's 1-byte mask and the norm's output, the block's first GEMM input.
+  const double block_outside = 3.0 * h + (rm.layernorm ? 0.0 : gemm_input * h);
+  const double sp = p.sequence_parallel ? tp : 1.0;
+  if (kind == LayerKind::mamba) {
+    // A Mamba-2 mixer on the memory-efficient path keeps in_proj's output [z, x, B, C, dt] and the scan's output
+    // (recomputing the convolution and the chunk states in the backward), the gated norm's input (the scan's
+    // output, the same tensor) and its output, out_proj's input; all split over TP by heads and groups.
+    const double inside = 2.0 * static_cast<double>(m.mamba_in_proj()) + 2.0 * static_cast<double>(m.mamba_inner()) +
+                          gemm_input * static_cast<double>(m.mamba_inner());
+    return Bytes{sb * (block_outside / sp + inside / tp)};
+  }
   // Per token, 16-bit tensors (2 bytes) and 1-byte dropout masks:
   //   outside TP regions: two norm inputs (4h), QKV and FFN-up inputs (4h), two dropout masks (2h) = 10h
   //   attention inside TP: Q, K, V (2q + 2k + 2v) and the attention output (2o), q = o = heads x head_dim
@@ -78,13 +95,10 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
   //   (an MoE layer: once per routed copy, top_k, and once per shared expert, of the expert FFN)
   const double f = static_cast<double>(moe_layer ? m.expert_ffn_hidden : m.ffn_hidden);
   // Under fp8, Transformer Engine saves the GEMM inputs it already cast: the QKV and FFN-up inputs (outside TP)
-  // and the FFN-down input (the activation output) take 1 byte instead of 2.
-  const double gemm_input = t.precision == DType::fp8 ? 1.0 : 2.0;
+  // and the FFN-down input (the activation output) take 1 byte instead of 2 (gemm_input above).
   // Fine-grained recompute (Megatron-Core recompute_modules) drops what the named modules would keep:
   // layernorm the norm outputs (the QKV and FFN-up inputs), mla_up_proj Q, K and V, mlp a dense FFN's inside
   // tensors, moe all of an MoE FFN's, moe_act the routed experts' activation outputs, shared_experts theirs.
-  const RecomputeModules& rm = t.recompute_modules;
-  const double outside = 6.0 * h + (rm.layernorm ? 0.0 : 2.0 * gemm_input * h);
   const double per_copy = 2.0 * f * (m.gated_ffn ? 2.0 : 1.0) + gemm_input * f;  // one token through one FFN
   double ffn = 0;
   if (!moe_layer) {
@@ -93,14 +107,19 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
     ffn = m.top_k * (rm.moe_act ? per_copy - gemm_input * f : per_copy) + (rm.shared_experts ? 0.0 : m.shared_experts * per_copy);
   }
   const double qkv = m.is_mla() && rm.mla_up_proj ? 0.0 : 2.0 * q + 2.0 * kv;
-  double inside = qkv + 2.0 * o + ffn;
+  double attention = qkv + 2.0 * o;
   // Unfused attention keeps the scores, the softmax output (2 B each) and the dropout mask (1 B) per head and key:
   // Korthikanti et al.'s 5*a*s/h term, removed by selective recompute.
   if (t.attention == AttentionKernel::unfused && t.recompute == Recompute::none) {
-    inside += 5.0 * m.heads * static_cast<double>(t.seq_len);
+    attention += 5.0 * m.heads * static_cast<double>(t.seq_len);
   }
   const double replicated = m.is_mla() ? 4.0 * static_cast<double>(m.q_lora_rank + m.kv_lora_rank) : 0.0;
-  const double per_token = (p.sequence_parallel ? outside / tp : outside) + inside / tp + replicated;
+  // A transformer layer is an attention block and an FFN block; a hybrid model's layer is one of them.
+  const bool has_attention = kind == LayerKind::dense || kind == LayerKind::moe || kind == LayerKind::attention;
+  const bool has_ffn = kind != LayerKind::attention;
+  const double blocks = (has_attention ? 1.0 : 0.0) + (has_ffn ? 1.0 : 0.0);
+  const double inside = (has_attention ? attention : 0.0) + (has_ffn ? ffn : 0.0);
+  const double per_token = blocks * block_outside / sp + inside / tp + (has_attention ? replicated : 0.0);
   return Bytes{sb * per_token};
 }
 
@@ -123,7 +142,7 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
     b.optimizer = Bytes{params * optim_bytes / (p.zero_stage >= 1 ? shard : 1.0)};
 
     // Micro-batches whose activations stage `stage` holds at the peak of the schedule.
-    const auto [layers, moe] = stage_layers(m, p, stage);
+    const auto kinds = stage_layers(m, p, stage);
     double in_flight = 1.0;
     const auto mb = static_cast<double>(t.micro_batches(p));
     switch (p.schedule) {
@@ -142,15 +161,21 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
     // The merged forward-backward schedule of EP overlap runs one more forward in the warm-up.
     // (DualPipe's pp + 1 already counts it.)
     if (merges_forward_backward(m, p, t) && p.schedule != PipelineSchedule::dualpipe) in_flight = std::min(mb, in_flight + 1.0);
-    double act = in_flight * ((layers - moe) * activation_bytes_per_layer(m, p, t, false).value() +
-                              moe * activation_bytes_per_layer(m, p, t, true).value());
+    double per_micro_batch = 0;
+    for (const auto& [kind, n] : kinds) per_micro_batch += n * activation_bytes_per_layer(m, p, t, kind).value();
+    double act = in_flight * per_micro_batch;
     const bool last = holds_last_piece(p, stage);
     if (last && m.mtp_layers > 0) {
-      act += in_flight * m.mtp_layers * activation_bytes_per_layer(m, p, t, m.is_moe()).value();
+      act += in_flight * m.mtp_layers * activation_bytes_per_layer(m, p, t, m.layer_kind(m.layers - 1)).value();
     }
     const double tokens = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
     if (last) act += tokens * static_cast<double>(m.vocab) / p.tp * (4.0 + 2.0);  // fp32 logits + bf16
-    if (p.zero_stage >= 3) act += 2.0 * (m.attention_params() + m.ffn_params()) / p.tp * weight_bytes;  // gathered layers
+    if (p.zero_stage >= 3) {
+      // Two layers' weights gathered at a time (the one running and the one prefetched): the largest kind's.
+      double widest = 0;
+      for (const auto& [kind, n] : kinds) widest = std::max(widest, layer_params_per_gpu(m, p, kind));
+      act += 2.0 * widest * weight_bytes;
+    }
     b.activations = Bytes{act};
     // NCCL channel buffers for the TP, DP and PP communicators (NCCL_BUFFSIZE 4 MiB x channels x peers).
     b.comm_buffers = Bytes{0.5 * 1073741824.0};

@@ -26,9 +26,9 @@ struct MemoryBreakdown {
 
 /// Parameters held by one GPU of pipeline stage `stage` (before any ZeRO sharding).
 [[nodiscard]] double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage);
-/// Bytes of activations one transformer layer keeps for one micro-batch until its backward pass.
+/// Bytes of activations one layer of kind `kind` keeps for one micro-batch until its backward pass.
 [[nodiscard]] Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
-                                               bool moe_layer);
+                                               LayerKind kind);
 /// The largest per-GPU footprint over all pipeline stages.
 [[nodiscard]] MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t);
 

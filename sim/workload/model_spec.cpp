@@ -19,26 +19,89 @@ double ModelSpec::ffn_params(bool expert) const noexcept {
   return static_cast<double>(hidden) * f * (gated_ffn ? 3.0 : 2.0);
 }
 
+LayerKind ModelSpec::layer_kind(int l) const noexcept {
+  if (is_hybrid()) {
+    switch (l >= 0 && l < static_cast<int>(hybrid_pattern.size()) ? hybrid_pattern[static_cast<std::size_t>(l)] : '-') {
+      case 'M': return LayerKind::mamba;
+      case '*': return LayerKind::attention;
+      case 'E': return LayerKind::moe_mlp;
+      default: return LayerKind::mlp;
+    }
+  }
+  return is_moe() && l >= dense_layers ? LayerKind::moe : LayerKind::dense;
+}
+
+int ModelSpec::count(LayerKind k) const noexcept {
+  int n = 0;
+  for (int l = 0; l < layers; ++l) n += layer_kind(l) == k ? 1 : 0;
+  return n;
+}
+
+double ModelSpec::mamba_params() const noexcept {
+  const double h = static_cast<double>(hidden), d = static_cast<double>(mamba_inner());
+  const double conv_channels = d + 2.0 * static_cast<double>(mamba_groups * mamba_state);
+  return h * static_cast<double>(mamba_in_proj()) + conv_channels * (mamba_conv + 1.0) + 3.0 * mamba_heads + d + d * h;
+}
+
+double ModelSpec::moe_mlp_params() const noexcept {
+  return (experts + shared_experts) * ffn_params(true) + static_cast<double>(hidden) * experts;
+}
+
+double ModelSpec::layer_params(LayerKind k) const noexcept {
+  switch (k) {
+    case LayerKind::dense: return attention_params() + ffn_params();
+    case LayerKind::moe: return attention_params() + moe_mlp_params();
+    case LayerKind::mamba: return mamba_params();
+    case LayerKind::attention: return attention_params();
+    case LayerKind::mlp: return ffn_params();
+    case LayerKind::moe_mlp: return moe_mlp_params();
+  }
+  return 0.0;
+}
+
 double ModelSpec::total_params() const noexcept {
-  const double embed = static_cast<double>(vocab) * static_cast<double>(hidden) * (tied_embeddings ? 1.0 : 2.0);
-  if (!is_moe()) return embed + layers * (attention_params() + ffn_params());
-  const int moe_layers = layers - dense_layers;
-  const double moe_ffn = (experts + shared_experts) * ffn_params(true) + static_cast<double>(hidden) * experts;
-  return embed + layers * attention_params() + dense_layers * ffn_params() + moe_layers * moe_ffn;
+  double p = static_cast<double>(vocab) * static_cast<double>(hidden) * (tied_embeddings ? 1.0 : 2.0);
+  for (int l = 0; l < layers; ++l) p += layer_params(layer_kind(l));
+  return p;
 }
 
 double ModelSpec::active_params() const noexcept {
-  if (!is_moe()) return total_params();
-  const double embed = static_cast<double>(vocab) * static_cast<double>(hidden) * (tied_embeddings ? 1.0 : 2.0);
-  const int moe_layers = layers - dense_layers;
-  return embed + layers * attention_params() + dense_layers * ffn_params() +
-         moe_layers * (top_k + shared_experts) * ffn_params(true);
+  // A routed MLP activates top_k of its experts (and the shared ones), not all of them.
+  const double inactive = is_moe() ? (experts - top_k) * ffn_params(true) : 0.0;
+  return total_params() - (count(LayerKind::moe) + count(LayerKind::moe_mlp)) * inactive;
 }
 
 void check_model_spec(const InputNode& n, ModelSpec& m) {
   auto positive = [&](bool ok, const char* key) {
     if (!ok) (n.has(key) ? n.at(key) : n).fail(std::string(key) + " must be given and positive");
   };
+  if (m.is_hybrid()) {
+    // Megatron-Core's hybrid_layer_pattern: one character per layer.
+    const InputNode& at = n.has("hybrid_pattern") ? n.at("hybrid_pattern") : n;
+    for (const char c : m.hybrid_pattern) {
+      if (c != 'M' && c != '*' && c != '-' && c != 'E') {
+        at.fail(std::string("hybrid_pattern holds '") + c + "': each layer is M (Mamba-2 mixer), * (attention), - (dense MLP) or E (MoE MLP)");
+      }
+    }
+    const int length = static_cast<int>(m.hybrid_pattern.size());
+    if (m.layers == 0) m.layers = length;
+    if (m.layers != length) {
+      (n.has("layers") ? n.at("layers") : at).fail("layers (" + std::to_string(m.layers) + ") must equal the length of hybrid_pattern (" + std::to_string(length) + ")");
+    }
+    const bool has_e = m.hybrid_pattern.find('E') != std::string::npos;
+    if (has_e != m.is_moe()) at.fail(has_e ? "hybrid_pattern has MoE layers (E): experts must be given" : "an MoE hybrid model (experts > 0) marks its MoE layers E in hybrid_pattern");
+    if (m.hybrid_pattern.find('M') != std::string::npos) {
+      auto mamba = [&](bool ok, const char* key, const std::string& why) {
+        if (!ok) (n.has(key) ? n.at(key) : at).fail(std::string(key) + " " + why);
+      };
+      mamba(m.mamba_heads > 0, "mamba_heads", "must be given and positive for a model with Mamba layers (M)");
+      mamba(m.mamba_head_dim > 0, "mamba_head_dim", "must be positive");
+      mamba(m.mamba_state > 0, "mamba_state", "must be positive");
+      mamba(m.mamba_groups > 0 && m.mamba_heads % m.mamba_groups == 0, "mamba_groups", "must be positive and divide mamba_heads");
+      mamba(m.mamba_conv > 0, "mamba_conv", "must be positive");
+      mamba(m.mamba_chunk > 0, "mamba_chunk", "must be positive");
+    }
+  }
   positive(m.layers > 0, "layers");
   positive(m.hidden > 0, "hidden");
   positive(m.heads > 0, "heads");
@@ -66,6 +129,7 @@ void check_model_spec(const InputNode& n, ModelSpec& m) {
     if (m.top_k <= 0 || m.top_k > m.experts) n.fail("top_k must lie in 1..experts for an MoE model");
     if (m.expert_ffn_hidden == 0) m.expert_ffn_hidden = m.ffn_hidden;
     if (m.dense_layers < 0 || m.dense_layers >= m.layers) n.fail("dense_layers must lie in 0..layers-1");
+    if (m.is_hybrid() && m.dense_layers != 0) (n.has("dense_layers") ? n.at("dense_layers") : n).fail("a hybrid model marks its dense MLP layers - in hybrid_pattern: dense_layers does not apply");
     if (m.router_groups > 0) {
       const InputNode& at = n.has("router_groups") ? n.at("router_groups") : n;
       if (m.experts % m.router_groups != 0) at.fail("router_groups must divide experts");

@@ -10,6 +10,12 @@ class InputNode;
 
 enum class NormKind { layernorm, rmsnorm };
 
+/// What one layer of a model is. A transformer layer holds self-attention and an FFN, dense or routed. A hybrid
+/// model (Megatron-Core's hybrid_layer_pattern: Nemotron-H, Nemotron 3) stacks single blocks instead, each with
+/// its own pre-norm and residual: a Mamba-2 mixer ('M'), self-attention ('*'), a dense MLP ('-') or a routed
+/// MoE MLP ('E').
+enum class LayerKind { dense, moe, mamba, attention, mlp, moe_mlp };
+
 struct ModelSpec {
   std::string name;
   int layers = 0;
@@ -55,7 +61,38 @@ struct ModelSpec {
   /// attends to the whole prefix instead; 0: all layers are windowed.
   int full_attention_every = 0;
 
+  // Hybrid state-space models (empty pattern: every layer a transformer layer).
+  /// One character per layer, Megatron-Core's hybrid_layer_pattern: M a Mamba-2 mixer, * self-attention, - a
+  /// dense MLP, E a routed MoE MLP (Nemotron-H 56B: 118 layers, 54 M, 54 -, 10 *). `layers` is its length.
+  std::string hybrid_pattern;
+  int mamba_heads = 0;               ///< SSM heads of a Mamba-2 mixer (d_inner = heads x head_dim)
+  std::int64_t mamba_head_dim = 64;  ///< channels per SSM head (P)
+  std::int64_t mamba_state = 128;    ///< state size per head (N, d_state)
+  int mamba_groups = 8;              ///< groups sharing one B and C projection (G, like GQA's key/value groups)
+  int mamba_conv = 4;                ///< width of the causal depthwise convolution
+  int mamba_chunk = 128;             ///< tokens per chunk of the chunked scan (SSD; Megatron-Core's default)
+
   [[nodiscard]] bool is_moe() const noexcept { return experts > 0; }
+  [[nodiscard]] bool is_hybrid() const noexcept { return !hybrid_pattern.empty(); }
+  /// What layer `l` (0-based) is: its pattern character in a hybrid model, else dense or MoE (an MoE model's
+  /// first dense_layers are dense).
+  [[nodiscard]] LayerKind layer_kind(int l) const noexcept;
+  /// Layers of kind `k` in the whole model.
+  [[nodiscard]] int count(LayerKind k) const noexcept;
+  /// Inner width of a Mamba-2 mixer (heads x head_dim).
+  [[nodiscard]] std::int64_t mamba_inner() const noexcept { return static_cast<std::int64_t>(mamba_heads) * mamba_head_dim; }
+  /// Width of a Mamba-2 mixer's input projection: z and x (d_inner each), B and C (groups x state each), dt
+  /// (one per head).
+  [[nodiscard]] std::int64_t mamba_in_proj() const noexcept {
+    return 2 * mamba_inner() + 2 * mamba_groups * mamba_state + mamba_heads;
+  }
+  /// Parameters of one Mamba-2 mixer: in_proj, the depthwise convolution over x, B and C (with bias), A, D and
+  /// dt's bias per head, the gated norm's weight and out_proj.
+  [[nodiscard]] double mamba_params() const noexcept;
+  /// Parameters of one routed MoE MLP: every expert, the shared experts and the router.
+  [[nodiscard]] double moe_mlp_params() const noexcept;
+  /// Parameters of one layer of kind `k` (norms excluded).
+  [[nodiscard]] double layer_params(LayerKind k) const noexcept;
   [[nodiscard]] bool is_mla() const noexcept { return kv_lora_rank > 0; }
   /// Whether layer `l` (0-based) attends within the sliding window.
   [[nodiscard]] bool windowed_layer(int l) const noexcept {

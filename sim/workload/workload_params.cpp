@@ -58,7 +58,7 @@ namespace {
 
 void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("name", &ModelSpec::name, {.help = "the model's name, printed in results", .default_text = "preset's"});
-  p.field("layers", &ModelSpec::layers, {.help = "transformer layers", .positive = true, .default_text = "preset's"});
+  p.field("layers", &ModelSpec::layers, {.help = "transformer layers (a hybrid model: its blocks, the length of hybrid_pattern)", .positive = true, .default_text = "preset's"});
   p.field("hidden", &ModelSpec::hidden, {.help = "hidden size h", .positive = true, .default_text = "preset's"});
   p.field("heads", &ModelSpec::heads,
           {.help = "attention heads (must divide hidden unless head_dim is given)", .positive = true,
@@ -110,6 +110,21 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
           {.help = "group-limited routing: equal groups of experts (DeepSeek-V3 n_group: 8); 0: unlimited", .min = 0});
   p.field("router_group_topk", &ModelSpec::router_group_topk,
           {.help = "groups each token's experts are chosen from (DeepSeek-V3 topk_group: 4)", .min = 0});
+  p.field("hybrid_pattern", &ModelSpec::hybrid_pattern,
+          {.help = "a hybrid state-space model's layers, one character each (Megatron-Core hybrid_layer_pattern): "
+                   "M a Mamba-2 mixer, * self-attention, - a dense MLP, E an MoE MLP; layers is its length. Empty: "
+                   "every layer a transformer layer",
+           .default_text = "none"});
+  p.field("mamba_heads", &ModelSpec::mamba_heads,
+          {.help = "Mamba-2 mixer: SSM heads (Nemotron-H 56B: 256); d_inner = mamba_heads x mamba_head_dim", .min = 0});
+  p.field("mamba_head_dim", &ModelSpec::mamba_head_dim, {.help = "Mamba-2 mixer: channels per SSM head", .positive = true});
+  p.field("mamba_state", &ModelSpec::mamba_state,
+          {.help = "Mamba-2 mixer: state size per head, d_state (Nemotron-H 56B: 256)", .positive = true});
+  p.field("mamba_groups", &ModelSpec::mamba_groups,
+          {.help = "Mamba-2 mixer: groups sharing one B and C projection (must divide mamba_heads)", .positive = true});
+  p.field("mamba_conv", &ModelSpec::mamba_conv, {.help = "Mamba-2 mixer: causal convolution width, tokens", .positive = true});
+  p.field("mamba_chunk", &ModelSpec::mamba_chunk,
+          {.help = "Mamba-2 mixer: tokens per chunk of the chunked scan (SSD)", .positive = true});
 }
 
 void read_preset(const InputNode& preset, ModelSpec& m) {

@@ -42,16 +42,16 @@ TEST(RecomputeModules, NamedModulesRerunTheirForwardKernels) {
 TEST(RecomputeModules, NamedModulesKeepLessActivationMemory) {
   TinyMoe t;
   const double tokens = 128;
-  const double base = activation_bytes_per_layer(t.model, t.plan, t.train, true).value();
+  const double base = activation_bytes_per_layer(t.model, t.plan, t.train, LayerKind::moe).value();
   t.train.recompute_modules.moe_act = true;
-  EXPECT_DOUBLE_EQ(base - activation_bytes_per_layer(t.model, t.plan, t.train, true).value(), tokens * 2 * 2 * 512);
+  EXPECT_DOUBLE_EQ(base - activation_bytes_per_layer(t.model, t.plan, t.train, LayerKind::moe).value(), tokens * 2 * 2 * 512);
   t.train.recompute_modules = RecomputeModules{};
   t.train.recompute_modules.layernorm = true;
-  EXPECT_DOUBLE_EQ(base - activation_bytes_per_layer(t.model, t.plan, t.train, true).value(), tokens * 2 * 2 * 256);
+  EXPECT_DOUBLE_EQ(base - activation_bytes_per_layer(t.model, t.plan, t.train, LayerKind::moe).value(), tokens * 2 * 2 * 256);
   // The whole MoE block: none of its FFN tensors (per copy 2 x 2f up+gate, 2f activation output: 3,072 B).
   t.train.recompute_modules = RecomputeModules{};
   t.train.recompute_modules.moe = true;
-  EXPECT_DOUBLE_EQ(base - activation_bytes_per_layer(t.model, t.plan, t.train, true).value(), tokens * 2 * 3 * 2 * 512);
+  EXPECT_DOUBLE_EQ(base - activation_bytes_per_layer(t.model, t.plan, t.train, LayerKind::moe).value(), tokens * 2 * 3 * 2 * 512);
 }
 
 }  // namespace

@@ -257,6 +257,52 @@ training: {global_batch: 16, precision: bf16}
   EXPECT_NEAR(alternate, (all + none) / 2, 0.02 * none);
 }
 
+// A hybrid model's screen prices each kind of block (Mamba-2 mixer, attention, MLP) as a model of that block only
+// and takes their mean by count: a pattern of half mixers and half MLPs screens halfway between all-mixer and
+// all-MLP models; the layouts enumerated split the mixers' heads and groups over TP; and the search ranks plans
+// of Nemotron-H 8B on a node as its full replay does.
+TEST(PlanSearch, HybridModelsScreenTheMeanOfTheirBlocksAndRankLikeTheReplay) {
+  const auto yaml = [](const std::string& pattern) {
+    return R"(format_version: 1
+name: hybrid
+model: {name: h, hybrid_pattern: ")" + pattern + R"(", hidden: 1024, heads: 16, vocab: 1000, seq_len: 4096, mamba_heads: 32, mamba_groups: 8}
+cluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}
+parallelism: search
+training: {global_batch: 16, precision: bf16}
+)";
+  };
+  const auto screened = [&](const std::string& pattern) {
+    const SearchableScenario s = load_searchable_scenario(yaml(pattern), "h.yaml");
+    ScreenModel screen(s.scenario);
+    PlanCandidate c;
+    c.plan.tp = 1;
+    c.plan.pp = 1;
+    c.plan.dp = 8;
+    c.micro_batch = 1;
+    return screen.estimate(c).step.seconds();
+  };
+  const double mixers = screened("MMMMMMMM"), mlps = screened("--------"), half = screened("M-M-M-M-");
+  EXPECT_NE(mixers, mlps);
+  EXPECT_NEAR(half, (mixers + mlps) / 2, 0.02 * half);
+
+  const SearchableScenario s = load_searchable_scenario(yaml("M-M-M*M-"), "h.yaml");
+  PlanSpaceCounts counts;
+  int visited = 0;
+  enumerate_plans(s.scenario, counts, [&](const PlanCandidate& c) {
+    ++visited;
+    EXPECT_EQ(32 % c.plan.tp, 0);
+    EXPECT_EQ(8 % (c.plan.tp * c.plan.cp), 0) << "groups per TP rank must split over CP";
+  });
+  EXPECT_GT(visited, 0);
+  SearchOptions opt;
+  opt.top = 4;
+  opt.sample = 8;
+  opt.threads = 2;
+  const SearchResult r = search_plans(s, yaml("M-M-M*M-"), "h.yaml", opt);
+  ASSERT_EQ(r.replayed.size(), 4u);
+  EXPECT_GT(r.spearman, 0.8);
+}
+
 TEST(SearchScenario, PlaceholderKeepsLineNumbersOfOtherErrors) {
   // An error below `parallelism: search` is reported on the user's own line (6), not a re-emitted one.
   const std::string bad = "format_version: 1\nname: x\nmodel: {preset: gpt3-1.3b}\ncluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}\n"

@@ -76,8 +76,8 @@ TEST(HeadDim, SavedActivationsFollowTheQueryWidth) {
   ParallelPlan p;
   TrainingConfig t;
   t.seq_len = 4096;
-  const double wide = activation_bytes_per_layer(qwen_like(128), p, t, false).value();
-  const double narrow = activation_bytes_per_layer(qwen_like(0), p, t, false).value();
+  const double wide = activation_bytes_per_layer(qwen_like(128), p, t, LayerKind::dense).value();
+  const double narrow = activation_bytes_per_layer(qwen_like(0), p, t, LayerKind::dense).value();
   // K and V (4 kv bytes per token) widen too: 4 x (512 - 256) = 1,024 more.
   EXPECT_DOUBLE_EQ(wide - narrow, (8192.0 + 1024.0) * 4096.0);
 }
