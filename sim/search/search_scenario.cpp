@@ -42,20 +42,21 @@ bool asks_for_plan_search(const std::string& yaml_text) { return is_search(try_p
 std::string with_placeholder_plan(const std::string& yaml_text) {
   const YAML::Node root = try_parse(yaml_text);
   if (!is_search(root)) return yaml_text;
-  const auto gpus = root["cluster"] && root["cluster"].IsMap() ? plain<int>(root["cluster"]["gpus"]) : std::nullopt;
-  if (!gpus || *gpus <= 0) return yaml_text;
+  int gpus = 0;
+  if (root["cluster"] && root["cluster"].IsMap()) gpus = plain<int>(root["cluster"]["gpus"]).value_or(0);
+  if (gpus <= 0) return yaml_text;
   // Scalars are replaced in place, on their own lines, so the loader's line:column still point into the
   // user's text. Replacements run from the end so earlier offsets stay valid.
   struct Edit {
     std::size_t pos;
     std::string text;
   };
-  std::vector<Edit> edits{{static_cast<std::size_t>(root["parallelism"].Mark().pos), "{dp: " + std::to_string(*gpus) + "}"}};
+  std::vector<Edit> edits{{static_cast<std::size_t>(root["parallelism"].Mark().pos), "{dp: " + std::to_string(gpus) + "}"}};
   const YAML::Node training = root["training"];
   if (training && training.IsMap()) {
     const auto batch = plain<std::int64_t>(training["global_batch"]);
     if (batch && *batch > 0) {
-      edits.push_back({static_cast<std::size_t>(training["global_batch"].Mark().pos), std::to_string(*gpus)});
+      edits.push_back({static_cast<std::size_t>(training["global_batch"].Mark().pos), std::to_string(gpus)});
       if (plain<int>(training["micro_batch"])) {
         edits.push_back({static_cast<std::size_t>(training["micro_batch"].Mark().pos), "1"});
       }

@@ -228,12 +228,16 @@ struct Builder {
     memory("SSD dt and decay cumsum", 3.0 * seq_tokens * static_cast<double>(sh) * 4.0);
     // Each scan kernel is one launch whose thread blocks each multiply one chunk's (and head's or group's) small
     // matrices: priced as one GEMM with the batch stacked along its rows, the way the blocks fill the GPU.
-    gemm("SSD chunk C B^T", chunks * sg * L, L, N, 1, false, true);
-    gemm("SSD chunk states", chunks * sh * P, N, L, 1, false, true);
+    const auto stacked = [&](std::string name, std::int64_t products, std::int64_t rows, std::int64_t n, std::int64_t k) {
+      gemm(std::move(name), products * rows, n, k, 1, false, true);
+      ops.back().stacked = static_cast<int>(products);
+    };
+    stacked("SSD chunk C B^T", chunks * sg, L, L, N);
+    stacked("SSD chunk states", chunks * sh, P, N, L);
     // The chunk states in fp32: written, read and rewritten by the pass from chunk to chunk, read by the scan.
     memory("SSD state passing", 4.0 * static_cast<double>(chunks * sh) * static_cast<double>(P * N) * 4.0);
-    gemm("SSD chunk scan (within the chunk)", chunks * sh * L, P, std::max<std::int64_t>(1, L / 2), 1, false, true);
-    gemm("SSD chunk scan (from the state)", chunks * sh * L, P, N, 1, false, true);
+    stacked("SSD chunk scan (within the chunk)", chunks * sh, L, P, std::max<std::int64_t>(1, L / 2));
+    stacked("SSD chunk scan (from the state)", chunks * sh, L, P, N);
     if (p.cp > 1) collective("Mamba CP all-to-all (heads to sequence)", CollectiveKind::all_to_all, CommGroup::cp, static_cast<double>(T) * inner * kAct);
     // Gated RMSNorm: read y and z, write the normalised product.
     memory("Mamba gated norm", 3.0 * static_cast<double>(T) * static_cast<double>(inner) * kAct);
@@ -391,6 +395,11 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
         dx.launches = f.launches;
         Op dw{f.name + " wgrad", OpKind::gemm};
         dw.gemm = GemmShape{f.gemm.k, f.gemm.n, f.gemm.m, f.gemm.dtype, f.gemm.batch, GemmLayout::nt};
+        if (f.stacked > 1) {  // one weight gradient per stacked product: k x n over its own m / stacked rows
+          dw.gemm.m = f.gemm.k * f.stacked;
+          dw.gemm.k = f.gemm.m / f.stacked;
+        }
+        dw.stacked = dx.stacked = f.stacked;
         dw.model_flops = f.model_flops;
         dw.launches = f.launches;
         out.push_back(std::move(dx));

@@ -44,6 +44,10 @@ struct Op {
   /// expert, and under fp8 current scaling four quantisation kernels per expert). What the further launches
   /// cost the host and the GPU depends on TrainingConfig::grouped_launch (a native or a Python loop).
   int launches = 1;
+  /// kind == gemm: the GEMM is this many independent products of equal shape stacked along its rows (a batched
+  /// kernel that fills the GPU, priced as one GEMM). Each product has its own weight gradient, so the backward's
+  /// weight-gradient GEMM is stacked the same way instead of reducing over every product's rows.
+  int stacked = 1;
   /// The host waits for the GPU to reach this op before it can launch it (a device-to-host copy the launch needs:
   /// the dropless alltoall dispatcher's per-expert token counts). Forward only; costs time only where the host
   /// issues kernels eagerly (TrainingConfig::host_launch_cost).

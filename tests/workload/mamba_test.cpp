@@ -79,6 +79,15 @@ TEST(Mamba, MixerOperatorsUnderTensorParallelism) {
   EXPECT_EQ(states.gemm.n, 256);
   EXPECT_EQ(states.gemm.k, 128);
   EXPECT_EQ(find_op(ops, "SSD chunk C B^T").gemm.m, 64 * 1 * 128);  // one of the 8 groups per TP rank
+  // Each chunk and head has its own gradient of the state's factor: the weight gradient is 2,048 products of
+  // 128 x 256 over 64 rows, stacked, not one 128 x 256 product reduced over all 131,072 rows.
+  const auto back = backward_ops(ops);
+  const Op& dw = find_op(back, "SSD chunk states wgrad");
+  EXPECT_EQ(dw.gemm.m, 2048 * 128);
+  EXPECT_EQ(dw.gemm.n, 256);
+  EXPECT_EQ(dw.gemm.k, 64);
+  EXPECT_DOUBLE_EQ(dw.gemm.flops().value(), states.gemm.flops().value());
+  EXPECT_EQ(find_op(back, "SSD chunk states dgrad").gemm.m, 2048 * 64);
   for (const Op& o : ops) EXPECT_NE(o.group, CommGroup::cp) << o.name;  // no CP: no CP exchange
 }
 
