@@ -19,8 +19,8 @@ namespace {
 using testing::find_op;
 using testing::zoo_preset;
 
-// NVIDIA's published sizes: Nemotron-H 56B and 8B (arXiv 2504.03624), Nemotron 3 Nano 30B-A3B "31.6B total, 3.6B
-// active including embeddings" (its model card). The presets' layer patterns and widths are Megatron-Bridge's.
+// NVIDIA's published sizes: Nemotron-H 56B and 8B (arXiv 2504.03624), Nemotron Nano 2 9B and 12B, Nemotron 3 Nano
+// 30B-A3B "31.6B total, 3.6B active including embeddings" (their model cards). The presets' layer patterns and widths are Megatron-Bridge's.
 TEST(Mamba, PresetsHaveThePublishedParameterCounts) {
   const ModelSpec h56 = zoo_preset("nemotron-h-56b");
   EXPECT_EQ(h56.layers, 118);
@@ -29,6 +29,9 @@ TEST(Mamba, PresetsHaveThePublishedParameterCounts) {
   EXPECT_EQ(h56.count(LayerKind::attention), 10);
   EXPECT_NEAR(h56.total_params() / 1e9, 56.0, 0.5);
   EXPECT_NEAR(zoo_preset("nemotron-h-8b").total_params() / 1e9, 8.1, 0.1);
+  // Nemotron Nano 2 (model cards: 8.89B and 12.31B), 80-wide SSM heads.
+  EXPECT_NEAR(zoo_preset("nemotron-nano-9b-v2").total_params() / 1e9, 8.89, 0.01);
+  EXPECT_NEAR(zoo_preset("nemotron-nano-12b-v2").total_params() / 1e9, 12.31, 0.01);
   const ModelSpec nano = zoo_preset("nemotron-3-nano");
   EXPECT_EQ(nano.count(LayerKind::moe_mlp), 23);
   EXPECT_EQ(nano.count(LayerKind::moe), 0);  // no layer holds attention and experts together
