@@ -71,11 +71,11 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
           : std::vector<Recompute>{Recompute::none, Recompute::full};
   for (const int tp : divisors(std::min(node, gpus))) {
     if (m.heads % tp != 0 || m.ffn_hidden % tp != 0 || (m.kv_heads % tp != 0 && tp % m.kv_heads != 0)) continue;
-    if (m.count(LayerKind::mamba) > 0 && (m.mamba_heads % tp != 0 || m.mamba_groups % tp != 0)) continue;
+    if (!m.splits_mamba_over(tp)) continue;
     if (gpus % tp != 0) continue;
     for (const int cp : divisors(gpus / tp)) {
       if (base.seq_len % cp != 0 || (cp > 1 && (base.seq_len / cp) % 2 != 0)) continue;
-      if (m.count(LayerKind::mamba) > 0 && ((m.mamba_heads / tp) % cp != 0 || (m.mamba_groups / tp) % cp != 0)) continue;
+      if (!m.splits_mamba_over(tp, cp)) continue;
       for (const int pp : divisors(gpus / tp / cp)) {
         if (m.layers % pp != 0) continue;
         const int dp = gpus / tp / cp / pp;

@@ -201,9 +201,10 @@ struct Builder {
   /// each chunk (L x L x N per group), the chunk's state B^T X (P x N x L per head), the states passed from
   /// chunk to chunk in fp32, and each chunk's output from its own tokens (causal: about half of L x L x P) and
   /// from the state it inherited (L x N x P). Its kernels (Triton) are batched small matrix products, priced as
-  /// batched 16-bit GEMMs of those shapes; they stay in 16-bit under fp8 recipes. The backward is priced as the
-  /// GEMMs' data and weight gradients; the recompute of the chunk states the memory-efficient backward does
-  /// (a few per cent of the layer) is not priced separately.
+  /// 16-bit GEMMs with the products stacked along their rows (Op::stacked); they stay in 16-bit under fp8
+  /// recipes. The backward is priced as those GEMMs' data and weight gradients, one weight gradient per product;
+  /// the recompute of the chunk states the memory-efficient backward does (a few per cent of the layer) is not
+  /// priced separately.
   void mamba_block() {
     const std::int64_t T = tokens(), h = m.hidden;
     const std::int64_t heads = std::max<std::int64_t>(1, m.mamba_heads / p.tp);

@@ -37,6 +37,12 @@ int ModelSpec::count(LayerKind k) const noexcept {
   return n;
 }
 
+bool ModelSpec::splits_mamba_over(int tp, int cp) const noexcept {
+  if (hybrid_pattern.find('M') == std::string::npos) return true;
+  if (tp <= 0 || cp <= 0 || mamba_heads % tp != 0 || mamba_groups % tp != 0) return false;
+  return (mamba_heads / tp) % cp == 0 && (mamba_groups / tp) % cp == 0;
+}
+
 double ModelSpec::mamba_params() const noexcept {
   const double h = static_cast<double>(hidden), d = static_cast<double>(mamba_inner());
   const double conv_channels = d + 2.0 * static_cast<double>(mamba_groups * mamba_state);

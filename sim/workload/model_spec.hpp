@@ -86,6 +86,9 @@ struct ModelSpec {
   [[nodiscard]] std::int64_t mamba_in_proj() const noexcept {
     return 2 * mamba_inner() + 2 * mamba_groups * mamba_state + mamba_heads;
   }
+  /// Whether a layout splits the Mamba-2 mixers' heads and B/C groups evenly over `tp` and then `cp` ranks (as
+  /// Megatron-Core's MambaMixer and MambaContextParallel need); true for a model without Mamba layers.
+  [[nodiscard]] bool splits_mamba_over(int tp, int cp = 1) const noexcept;
   /// Parameters of one Mamba-2 mixer: in_proj, the depthwise convolution over x, B and C (with bias), A, D and
   /// dt's bias per head, the gated norm's weight and out_proj.
   [[nodiscard]] double mamba_params() const noexcept;

@@ -103,15 +103,13 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (m.heads % p.tp != 0) fail("parallelism.tp", "heads (" + std::to_string(m.heads) + ") must be divisible by tp");
   if (m.kv_heads % p.tp != 0 && p.tp % m.kv_heads != 0) fail("parallelism.tp", "kv_heads must divide or be divisible by tp");
   if (m.ffn_hidden % p.tp != 0) fail("parallelism.tp", "ffn_hidden must be divisible by tp");
-  if (m.count(LayerKind::mamba) > 0) {
-    // Megatron-Core's MambaMixer splits its SSM heads and B/C groups over TP, and under CP trades the sequence
-    // split for a further split of both (MambaContextParallel).
-    if (m.mamba_heads % p.tp != 0 || m.mamba_groups % p.tp != 0) {
-      fail("parallelism.tp", "mamba_heads (" + std::to_string(m.mamba_heads) + ") and mamba_groups (" + std::to_string(m.mamba_groups) + ") must be divisible by tp");
-    }
-    if ((m.mamba_heads / p.tp) % p.cp != 0 || (m.mamba_groups / p.tp) % p.cp != 0) {
-      fail("parallelism.cp", "a TP rank's Mamba heads (" + std::to_string(m.mamba_heads / p.tp) + ") and groups (" + std::to_string(m.mamba_groups / p.tp) + ") must be divisible by cp");
-    }
+  // Megatron-Core's MambaMixer splits its SSM heads and B/C groups over TP, and under CP trades the sequence
+  // split for a further split of both (MambaContextParallel).
+  if (!m.splits_mamba_over(p.tp)) {
+    fail("parallelism.tp", "mamba_heads (" + std::to_string(m.mamba_heads) + ") and mamba_groups (" + std::to_string(m.mamba_groups) + ") must be divisible by tp");
+  }
+  if (!m.splits_mamba_over(p.tp, p.cp)) {
+    fail("parallelism.cp", "a TP rank's Mamba heads (" + std::to_string(m.mamba_heads / p.tp) + ") and groups (" + std::to_string(m.mamba_groups / p.tp) + ") must be divisible by cp");
   }
   if (virtual_stage_layer_counts(m, p).empty()) {
     const int extra = (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);

@@ -232,6 +232,18 @@ TEST(PlanSearch, ScreenGivesTheSameRankingOnOneThreadAndOnSeveral) {
 
 // A model whose layers alternate a sliding window and full attention (GPT-OSS) is screened at the mean of its two
 // kinds of layer: between the same model with every layer windowed and with none.
+/// The screened step of a searchable 8-GPU scenario under plain data parallelism (DP 8, micro-batch 1).
+double screened_dp8_step(const std::string& yaml) {
+  const SearchableScenario s = load_searchable_scenario(yaml, "screened.yaml");
+  ScreenModel screen(s.scenario);
+  PlanCandidate c;
+  c.plan.tp = 1;
+  c.plan.pp = 1;
+  c.plan.dp = 8;
+  c.micro_batch = 1;
+  return screen.estimate(c).step.seconds();
+}
+
 TEST(PlanSpace, AlternatingWindowsScreenBetweenAllWindowedAndNone) {
   const auto screened = [](const std::string& window) {
     const std::string yaml = R"(format_version: 1
@@ -241,14 +253,7 @@ cluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}
 parallelism: search
 training: {global_batch: 16, precision: bf16}
 )";
-    const SearchableScenario s = load_searchable_scenario(yaml, "w.yaml");
-    ScreenModel screen(s.scenario);
-    PlanCandidate c;
-    c.plan.tp = 1;
-    c.plan.pp = 1;
-    c.plan.dp = 8;
-    c.micro_batch = 1;
-    return screen.estimate(c).step.seconds();
+    return screened_dp8_step(yaml);
   };
   const double none = screened(""), alternate = screened(", sliding_window: 128, full_attention_every: 2"),
                all = screened(", sliding_window: 128");
@@ -272,14 +277,7 @@ training: {global_batch: 16, precision: bf16}
 )";
   };
   const auto screened = [&](const std::string& pattern) {
-    const SearchableScenario s = load_searchable_scenario(yaml(pattern), "h.yaml");
-    ScreenModel screen(s.scenario);
-    PlanCandidate c;
-    c.plan.tp = 1;
-    c.plan.pp = 1;
-    c.plan.dp = 8;
-    c.micro_batch = 1;
-    return screen.estimate(c).step.seconds();
+    return screened_dp8_step(yaml(pattern));
   };
   const double mixers = screened("MMMMMMMM"), mlps = screened("--------"), half = screened("M-M-M-M-");
   EXPECT_NE(mixers, mlps);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "sim/core/error.hpp"
 #include "sim/input/input_node.hpp"
@@ -19,8 +20,21 @@ namespace {
 using testing::find_op;
 using testing::zoo_preset;
 
+// Nemotron-H 56B's DGX Cloud layout: TP 8 with sequence parallelism, fp8, micro-batch 1 of 8,192 tokens.
+std::pair<ParallelPlan, TrainingConfig> tp8_fp8() {
+  ParallelPlan p;
+  p.tp = 8;
+  p.sequence_parallel = true;
+  TrainingConfig t;
+  t.seq_len = 8192;
+  t.micro_batch = 1;
+  t.precision = DType::fp8;
+  return {p, t};
+}
+
 // NVIDIA's published sizes: Nemotron-H 56B and 8B (arXiv 2504.03624), Nemotron Nano 2 9B and 12B, Nemotron 3 Nano
-// 30B-A3B "31.6B total, 3.6B active including embeddings" (their model cards). The presets' layer patterns and widths are Megatron-Bridge's.
+// 30B-A3B "31.6B total, 3.6B active including embeddings" (their model cards). The presets' layer patterns and
+// widths are Megatron-Bridge's.
 TEST(Mamba, PresetsHaveThePublishedParameterCounts) {
   const ModelSpec h56 = zoo_preset("nemotron-h-56b");
   EXPECT_EQ(h56.layers, 118);
@@ -54,13 +68,7 @@ TEST(Mamba, MixerParameters) {
 // reduce-scatter; the scan's matrix products stay 16-bit, over 64 chunks of 128 tokens x 32 local heads.
 TEST(Mamba, MixerOperatorsUnderTensorParallelism) {
   const ModelSpec m = zoo_preset("nemotron-h-56b");
-  ParallelPlan p;
-  p.tp = 8;
-  p.sequence_parallel = true;
-  TrainingConfig t;
-  t.seq_len = 8192;
-  t.micro_batch = 1;
-  t.precision = DType::fp8;
+  const auto [p, t] = tp8_fp8();
   const auto ops = forward_ops(LayerPart::mamba_layer, m, p, t);
   const Op& in = find_op(ops, "Mamba in_proj");
   EXPECT_EQ(in.gemm.m, 8192);
@@ -143,13 +151,7 @@ TEST(Mamba, SingleBlockLayers) {
 // norm's input, the residual's mask and in_proj's input, split over TP by sequence parallelism.
 TEST(Mamba, SavedActivations) {
   const ModelSpec m = zoo_preset("nemotron-h-56b");
-  ParallelPlan p;
-  p.tp = 8;
-  p.sequence_parallel = true;
-  TrainingConfig t;
-  t.seq_len = 8192;
-  t.micro_batch = 1;
-  t.precision = DType::fp8;
+  const auto [p, t] = tp8_fp8();
   const double per_token = (2.0 * 37120 + 2.0 * 16384 + 1.0 * 16384) / 8 + (3.0 + 1.0) * 8192 / 8;
   EXPECT_DOUBLE_EQ(activation_bytes_per_layer(m, p, t, LayerKind::mamba).value(), 8192 * per_token);
   // An MLP-only layer keeps one block's outside tensors, a transformer layer two.
