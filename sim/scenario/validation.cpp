@@ -112,12 +112,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // The H100 SXM is the H200's compute die under the same 700 W limit: its rows use the H200's measured GEMM and
   // attention fits and power-cap model (sustained clocks), with the H100's own HBM (docs/validation.md).
   else if (contains(uhw, "H100")) { profile = "h100-sxm"; topology = "dgx-h100"; }
-  // Blackwell Ultra ("B300", and "GB300" racks): another die, not modelled. Before the GB200 and B200 branches,
-  // so that no Blackwell Ultra name is priced as either.
-  else if (contains(uhw, "B300")) {
-    skip = "hardware \"" + hw + "\" has no device profile (Blackwell Ultra is not modelled)";
-    return std::nullopt;
-  }
+  // Blackwell Ultra: GB300 NVL72 racks (64-GPU NVLink domains, ConnectX-8 at 800 Gb/s; topologies/gb300-nvl72.yaml)
+  // before the B300 ("GB300" contains it), and both before the GB200 and B200 branches, so that no Blackwell Ultra
+  // name is priced as either.
+  else if (contains(uhw, "GB300")) { profile = "gb300"; topology = "gb300-nvl72"; }
+  else if (contains(uhw, "B300")) { profile = "b300"; topology = "dgx-b300"; }
   // Grace-Blackwell NVL72 racks: the B200's die at 1,200 W in 64-GPU NVLink domains (topologies/gb200-nvl72.yaml).
   // Before the B200, whose name "GB200" contains.
   else if (contains(uhw, "GB200")) { profile = "gb200"; topology = "gb200-nvl72"; }

@@ -20,7 +20,7 @@ namespace {
 
 TEST(ShippedProfiles, AllLoadAndSayWhereTheirNumbersCameFrom) {
   const auto names = shipped_profiles();
-  for (const char* expected : {"a100-sxm", "b200", "gb200", "h100-sxm", "h200", "h200-datasheet", "rtx4090"}) {
+  for (const char* expected : {"a100-sxm", "b200", "b300", "gb200", "gb300", "h100-sxm", "h200", "h200-datasheet", "rtx4090"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   for (const auto& n : names) {

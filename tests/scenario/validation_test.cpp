@@ -188,8 +188,10 @@ TEST(Validation, BlockScaledFp8IsFp8AndFp4IsSkipped) {
 
 // Blackwell names: a B200 (any case) is priced with profiles/b200.yaml in DGX B200 nodes; a GB200 NVL72 with
 // profiles/gb200.yaml (the same die at 1,200 W, higher peaks) in 64-GPU NVLink domains, never as a B200; Blackwell
-// Ultra (GB300, B300), whose names look alike, is skipped with that reason. Hopper names match in any case too.
-TEST(Validation, BlackwellLookAlikesAreSkippedNotMispriced) {
+// Ultra, whose names contain the others' (GB300 contains B300), as its own parts: a GB300 NVL72 with
+// profiles/gb300.yaml in 64-GPU domains, an HGX B300 with profiles/b300.yaml in DGX B300 nodes, both 288 GB.
+// Hopper names match in any case too.
+TEST(Validation, BlackwellLookAlikesArePricedAsTheirOwnParts) {
   const testing::Cells base = testing::edited(testing::small_gpt_row(), {}, {"hardware"});
   const char* parts[] = {"GB200 NVL72", "GB300 NVL72", "HGX B300", "B200 (DGX-B200)", "b200 sxm", "h100 sxm5"};
   std::string csv = header();
@@ -197,15 +199,19 @@ TEST(Validation, BlackwellLookAlikesAreSkippedNotMispriced) {
   for (const char* hw : parts) csv += row(testing::edited(base, {{"row_id", std::to_string(++id)}, {"hardware", hw}}));
   const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
   ASSERT_EQ(rows.size(), 6u);
-  for (int i = 1; i < 3; ++i) {
-    ASSERT_TRUE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << parts[i];
-    EXPECT_NE(rows[static_cast<std::size_t>(i)].skipped->find("Blackwell Ultra"), std::string::npos) << parts[i];
-  }
-  for (int i : {0, 3, 4, 5}) ASSERT_FALSE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << parts[i];
+  for (int i = 0; i < 6; ++i) ASSERT_FALSE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << parts[i];
   EXPECT_DOUBLE_EQ(rows[4].predicted_step_s(), rows[3].predicted_step_s());
   EXPECT_LT(rows[3].predicted_step_s(), rows[5].predicted_step_s() * 0.8);  // a B200 step, not an H100's
   EXPECT_LT(rows[0].predicted_step_s(), rows[3].predicted_step_s());       // a GB200 step, not a B200's
   EXPECT_GT(rows[0].memory_capacity.value(), rows[3].memory_capacity.value());  // 186 GB against 180 GB
+  // Blackwell Ultra: 288 GB each, never a GB200's 186 or a B200's 180; the same tensor peaks as the part it
+  // succeeds, under a higher power limit (1,400 W against 1,200; 1,100 against 1,000), so never slower.
+  for (int i : {1, 2}) {
+    EXPECT_NEAR(rows[static_cast<std::size_t>(i)].memory_capacity.value(), 288e9, 1e9) << parts[i];
+  }
+  EXPECT_LE(rows[1].predicted_step_s(), rows[0].predicted_step_s());  // GB300 against GB200
+  EXPECT_LE(rows[2].predicted_step_s(), rows[3].predicted_step_s());  // B300 against B200
+  EXPECT_LT(rows[1].predicted_step_s(), rows[2].predicted_step_s());  // GB300's higher peaks against B300's
 }
 
 TEST(Validation, RejectsAFileWithoutTheColumns) {

@@ -182,7 +182,8 @@ TEST(Topology, EveryShippedFileLoads) {
       {"dgx-h100-ib-switch", 64}, {"hgx-h100-roce", 1024},  {"dgx-h100-rail-only", 1024},
       {"dgx-h100-fat-tree-2to1", 512}, {"dgx-h100-torus", 128}, {"dgx-h100-hypercube", 256},
       {"dgx-b200", 1024},        {"hgx-h800", 2048},        {"hgx-a800", 640},
-      {"dgx-h100-3tier", 4096},  {"dgx-h100-rail-2to1", 1024}, {"gb200-nvl72", 2496}};
+      {"dgx-h100-3tier", 4096},  {"dgx-h100-rail-2to1", 1024}, {"gb200-nvl72", 2496},
+      {"gb300-nvl72", 4608},     {"dgx-b300", 1024}};
   // The list is every file of topologies/: a new file must be added here to be loaded.
   std::size_t shipped = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(CS_SOURCE_DIR) + "/topologies")) {
