@@ -34,7 +34,7 @@ KernelLoad FittedCostModel::gemm_load(const GemmShape& s) const {
 KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   // Flash attention runs in bf16/fp16 even in fp8 training recipes (as in RooflineCostModel).
   AttentionShape a = s;
-  if (a.dtype == DType::fp8 || a.dtype == DType::fp32 || a.dtype == DType::tf32) a.dtype = DType::bf16;
+  if (is_quantized(a.dtype) || a.dtype == DType::fp32 || a.dtype == DType::tf32) a.dtype = DType::bf16;
   const auto& fits = a.backward ? p_.fits.attention_bwd : p_.fits.attention_fwd;
   const auto it = fits.find(a.dtype);
   if (it == fits.end() && !datasheet_rates_) return {fallback_.attention(s), 0.0, Watts{0.0}};

@@ -22,7 +22,7 @@ double GemmFit::ideal_seconds(const GemmShape& s, int tile_m, int tile_n, int sm
 
 std::vector<double> GemmFit::penalties(const GemmShape& s) {
   const auto in = static_cast<std::int64_t>(bytes_per_element(s.dtype));
-  const std::int64_t out = s.dtype == DType::fp8 ? 2 : in;  // fp8 GEMMs write bf16
+  const std::int64_t out = is_quantized(s.dtype) ? 2 : in;  // fp8 and fp4 GEMMs write bf16
   // The kernel's vector width is set by the least-aligned leading dimension.
   const auto alignment = [](std::int64_t bytes) {
     std::int64_t a = 1;
@@ -123,7 +123,7 @@ EfficiencySurface parse_surface(const InputNode& n, std::size_t dims, std::size_
 
 DType dtype_key(const InputNode& parent, const std::string& key) {
   DType t{};
-  if (!parse_dtype(key, t)) parent.at(key).fail("unknown format \"" + key + "\" (fp32, tf32, bf16, fp16, fp8)");
+  if (!parse_dtype(key, t)) parent.at(key).fail("unknown format \"" + key + "\" (fp32, tf32, bf16, fp16, fp8, fp4)");
   return t;
 }
 
@@ -148,7 +148,7 @@ std::vector<std::string> keys_of(const InputNode& map, std::initializer_list<con
 
 MeasuredFits parse_measured_fits(const InputNode& root) {
   MeasuredFits f;
-  const auto formats = {"fp32", "tf32", "bf16", "fp16", "fp8"};
+  const auto formats = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
   const auto parse_gemm = [](const InputNode& n) {
       GemmFit fit;
       const auto tile = numbers(n.at("tile"));

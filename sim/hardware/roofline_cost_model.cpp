@@ -23,8 +23,8 @@ Time RooflineCostModel::gemm(const GemmShape& s) const {
 }
 
 Time RooflineCostModel::attention(const AttentionShape& s) const {
-  // Flash attention runs in bf16/fp16 even in fp8 training recipes.
-  const DType math = s.dtype == DType::fp8 ? DType::bf16 : s.dtype;
+  // Flash attention runs in bf16/fp16 even in fp8 and fp4 training recipes.
+  const DType math = is_quantized(s.dtype) ? DType::bf16 : s.dtype;
   const double t_compute = s.flops().value() / (p_.gpu.peak_for(math).value() * p_.attention_efficiency);
   const double tokens_q = static_cast<double>(s.batch * s.seq_q), tokens_kv = static_cast<double>(s.batch * s.seq_kv);
   const double d = static_cast<double>(s.head_dim);

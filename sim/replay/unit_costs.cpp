@@ -330,10 +330,11 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
     const double step_bytes = fp32 ? 2.0 * (state + 4.0) + 4.0 : 2.0 * state + 4.0 + 2.0;
     Time step_end = compute.memory_bound(Bytes{stage_params / shard * step_bytes});
-    if (t.precision == DType::fp8 && !t.fp8_params) {
-      // Transformer Engine casts each weight to fp8 (and its transpose) once per step, on the first micro-batch,
-      // and reuses it for the rest: read 2 bytes, write 1 + 1, for every parameter the GPU holds.
-      step_end += compute.memory_bound(Bytes{stage_params * 4.0});
+    if (is_quantized(t.precision) && !t.fp8_params) {
+      // Transformer Engine casts each weight to fp8 or NVFP4 (and its transpose) once per step, on the first
+      // micro-batch, and reuses it for the rest: read 2 bytes, write two quantised copies, for every parameter
+      // the GPU holds.
+      step_end += compute.memory_bound(Bytes{stage_params * (2.0 + 2.0 * bytes_per_element(t.precision))});
     }
     optimizer_.push_back(step_end);
   }

@@ -406,22 +406,33 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   }
   tr.seq_len = m.seq_len;
   const std::string prec = lower(cell("precision"));
-  // 4-bit formats (NVFP4, MXFP4) need fp4 GEMM pricing, which no profile has: such a row is not compared.
-  if (contains(prec, "fp4")) {
-    skip = "precision \"" + cell("precision") + "\": fp4 training is not modelled (no fp4 GEMM pricing)";
+  // NVFP4 (Transformer Engine's NVFP4BlockScaling: every linear layer's GEMMs in 4 bits) is priced at the
+  // profile's fp4 peak; MXFP4 training (32-element E8M0 scales) is not modelled and such a row is not compared.
+  const bool nvfp4 = contains(prec, "nvfp4") || contains(prec, "fp4-nv") || prec == "fp4";
+  if (contains(prec, "fp4") && !nvfp4) {
+    skip = "precision \"" + cell("precision") + "\": only NVFP4 is modelled among 4-bit formats";
     return std::nullopt;
   }
   // MXFP8 (Blackwell's block-scaled fp8: "MXFP8", "FP8-MX") is fp8 whose per-block scales the tensor cores apply.
   // Its cast finds each 32-element block's scale and casts in one pass (no separate amax pass, as current
   // scaling has), writing a row-wise and a column-wise copy with their scales: priced as delayed scaling's cast.
   const bool mxfp8 = contains(prec, "mxfp8") || contains(prec, "fp8-mx");
-  tr.precision = prec.starts_with("fp8") || contains(prec, " fp8") || mxfp8 ? DType::fp8
+  tr.precision = nvfp4 ? DType::fp4
+                 : prec.starts_with("fp8") || contains(prec, " fp8") || mxfp8 ? DType::fp8
                  : contains(prec, "fp16") && !contains(prec, "bf16") ? DType::fp16 : DType::bf16;
   if (mxfp8) assumptions.push_back("MXFP8: fp8 GEMMs, one-pass block-scaled casts");
   if (tr.precision == DType::fp8) {
     if (!mxfp8 && (contains(prec, "fp8-cs") || contains(prec, "current"))) tr.fp8_recipe = Fp8Recipe::current;
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
+  }
+  if (tr.precision == DType::fp4) {
+    // Megatron-Bridge's bf16_with_nvfp4_mixed gathers NVFP4 parameters (fp4_param_gather); a row's notes that
+    // turn it off ("fp4_param_gather False", as its DeepSeek-V3 recipes do) keep 16-bit weights.
+    const std::string ln = lower(notes);
+    tr.fp8_params = nemo && !contains(ln, "fp4_param_gather false") && !contains(ln, "fp4_param_gather=false");
+    assumptions.push_back(std::string("NVFP4: fp4 GEMMs in every linear layer, casts with a per-tensor amax pass") +
+                          (tr.fp8_params ? ", fp4 parameters" : ""));
   }
   if (nemo) {
     // NeMo's performance recipes reduce gradients in bf16 and, for dense models, overlap TP communication with
@@ -591,7 +602,7 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v,
     return;
   }
   const RunResult r = run_scenario(*sc);
-  v.fp8 = sc->training.precision == DType::fp8;
+  v.fp8 = is_quantized(sc->training.precision);
   v.moe = sc->model.is_moe();
   v.step = r.step;
   v.sm_clock_mhz = r.sm_clock_mhz;

@@ -153,7 +153,7 @@ ErrorBand step_band(const Scenario& sc, double step_s, const ResidualSet& set) {
     none.basis = "no validation residuals: " + set.problem;
     return none;
   }
-  const BandQuery q{sc.training.precision == DType::fp8, sc.model.is_moe(), sc.plan.gpus()};
+  const BandQuery q{is_quantized(sc.training.precision), sc.model.is_moe(), sc.plan.gpus()};
   ErrorBand b = error_band(step_s, q, set.residuals, band_calibration_p90(sc.profile), kStepBandLevel);
   if (b.valid()) {
     b.basis += "; tested leaving each row out, such bands held " + std::to_string(set.coverage.held) + " of " +

@@ -24,27 +24,32 @@ struct Builder {
 
   /// A GEMM with `rows` x k activations (per group) against k x n weights. Under fp8 (Transformer Engine)
   /// the activation is cast to fp8 with its transpose kept for the weight gradient: read 2 bytes, write 1+1,
-  /// and with current scaling (per-tensor amax computed just in time) read once more first. `fused_cast`: the
+  /// and with current scaling (per-tensor amax computed just in time) read once more first. NVFP4 (fp4) casts
+  /// the same way to 4-bit values with 16-element block scales (0.5625 bytes, a row-wise and a column-wise
+  /// copy, the latter through the random Hadamard transform fused into the cast), after the pass that finds
+  /// the per-tensor amax of its second-level scale: priced as current scaling's cast at fp4's size. `fused_cast`: the
   /// cast rides on the norm or activation kernel that produces the input (LayerNormLinear, LayerNormMLP), so
   /// only the fp8 writes remain. The backward casts the output gradient the same way. Weights are cast once
   /// per step, not per micro-batch (TE caches them; see UnitCosts::optimizer). `bf16` keeps a GEMM out of fp8
   /// (the output layer and the MoE router stay in 16-bit in Megatron-Core's fp8 recipes).
   void gemm(std::string name, std::int64_t rows, std::int64_t n, std::int64_t k, std::int64_t batch = 1,
             bool fused_cast = false, bool bf16 = false) {
-    const DType dtype = bf16 && t.precision == DType::fp8 ? DType::bf16 : gemm_dtype();
+    const DType dtype = bf16 && is_quantized(t.precision) ? DType::bf16 : gemm_dtype();
     Op op{std::move(name), OpKind::gemm};
     op.gemm = GemmShape{rows, n, k, dtype, batch};
     op.model_flops = op.gemm.flops();
-    if (dtype == DType::fp8) {
-      const double amax = t.fp8_recipe == Fp8Recipe::current ? 2.0 : 0.0;
+    if (is_quantized(dtype)) {
+      const bool amax_pass = dtype == DType::fp4 || t.fp8_recipe == Fp8Recipe::current;
+      const double amax = amax_pass ? 2.0 : 0.0;
+      const double copies = 2.0 * bytes_per_element(dtype);  // row-wise and column-wise
       const double in = static_cast<double>(rows * k * batch), out = static_cast<double>(rows * n * batch);
-      Op cast{op.name + " fp8 cast", OpKind::memory};
-      cast.bytes = Bytes{in * ((fused_cast ? 0.0 : 2.0) + 2.0 + amax)};
-      cast.backward_scale = out * (2.0 + 2.0 + amax) / cast.bytes.value();
-      // A grouped GEMM's inputs are quantised expert by expert (TE split_quantize): under current scaling each
-      // expert's tensor takes four kernels (zero the amax, amax, scale, cast); delayed scaling fuses them into
-      // one multi-tensor cast-transpose.
-      if (batch > 1 && t.fp8_recipe == Fp8Recipe::current) cast.launches = 4 * static_cast<int>(batch);
+      Op cast{op.name + (dtype == DType::fp4 ? " fp4 cast" : " fp8 cast"), OpKind::memory};
+      cast.bytes = Bytes{in * ((fused_cast ? 0.0 : 2.0) + copies + amax)};
+      cast.backward_scale = out * (2.0 + copies + amax) / cast.bytes.value();
+      // A grouped GEMM's inputs are quantised expert by expert (TE split_quantize): under current scaling (and
+      // NVFP4's per-tensor amax) each expert's tensor takes four kernels (zero the amax, amax, scale, cast);
+      // delayed scaling fuses them into one multi-tensor cast-transpose.
+      if (batch > 1 && amax_pass) cast.launches = 4 * static_cast<int>(batch);
       ops.push_back(std::move(cast));
     }
     ops.push_back(std::move(op));
@@ -155,7 +160,7 @@ struct Builder {
     const std::int64_t batch = static_cast<std::int64_t>(t.micro_batch) * (m.heads / p.tp);
     const std::int64_t sq = t.seq_len / p.cp, skv = t.seq_len, d = m.qk_head_dim(), dv = m.v_head_dim();
     const double scores = static_cast<double>(batch) * static_cast<double>(sq) * static_cast<double>(skv);
-    const DType math = t.precision == DType::fp8 ? DType::bf16 : t.precision;
+    const DType math = is_quantized(t.precision) ? DType::bf16 : t.precision;
     Op qk{"attention scores QK^T", OpKind::gemm};
     qk.gemm = GemmShape{sq, skv, d, math, batch};
     qk.model_flops = attention_flops * (static_cast<double>(d) / static_cast<double>(d + dv));

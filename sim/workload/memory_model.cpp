@@ -72,7 +72,7 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
   const double kv = static_cast<double>(m.k_dim() + m.v_dim());
   const double tp = p.tp;
   if (t.recompute == Recompute::full) return Bytes{2.0 * sb * h / (p.sequence_parallel ? tp : 1.0)};
-  const double gemm_input = t.precision == DType::fp8 ? 1.0 : 2.0;  // see below
+  const double gemm_input = is_quantized(t.precision) ? bytes_per_element(t.precision) : 2.0;  // see below
   const RecomputeModules& rm = t.recompute_modules;
   // Per block (attention, FFN, or a hybrid model's single block), outside TP: the norm's 16-bit input, the
   // residual dropout's 1-byte mask and the norm's output, the block's first GEMM input.
@@ -127,10 +127,12 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
   MemoryBreakdown best;
   const double shard = static_cast<double>(p.dp) * p.cp;
   const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
-  // 16-bit working weights; fp8 parameters store 1 byte. An fp8 recipe without fp8 parameters also keeps the
-  // fp8 copy and its transpose that Transformer Engine caches across micro-batches (2 more bytes).
-  const bool fp8 = t.precision == DType::fp8;
-  const double weight_bytes = fp32 ? 4.0 : fp8 && t.fp8_params ? 1.0 : fp8 ? 4.0 : 2.0;
+  // 16-bit working weights; fp8 parameters store 1 byte (NVFP4 parameters 0.5625). A quantised recipe without
+  // quantised parameters also keeps the quantised copy and its transpose that Transformer Engine caches across
+  // micro-batches (2 more bytes for fp8, 1.125 for NVFP4).
+  const bool quantized = is_quantized(t.precision);
+  const double q = quantized ? bytes_per_element(t.precision) : 0.0;
+  const double weight_bytes = fp32 ? 4.0 : quantized && t.fp8_params ? q : quantized ? 2.0 + 2.0 * q : 2.0;
   const double grad_bytes = reduced_gradient_bytes(t);  // the full-size gradient buffer
   const double optim_bytes = optimizer_state_bytes(t);  // Adam m and v (+ master weights in mixed precision)
   for (const int stage : {0, p.pp - 1}) {

@@ -37,7 +37,7 @@ double optimizer_state_bytes(const TrainingConfig& t) noexcept {
 
 double gathered_param_bytes(const TrainingConfig& t) noexcept {
   if (t.precision == DType::fp32 || t.precision == DType::tf32) return 4.0;
-  return t.precision == DType::fp8 && t.fp8_params ? 1.0 : 2.0;
+  return is_quantized(t.precision) && t.fp8_params ? bytes_per_element(t.precision) : 2.0;
 }
 
 std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPlan& p) {
