@@ -1,6 +1,8 @@
 // Sweep files: parsing, crossed and zipped expansion, and errors located in the sweep file.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "sim/sweep/sweep_expansion.hpp"
 #include "sim/sweep/sweep_point.hpp"
 
@@ -136,6 +138,22 @@ TEST(SweepExpansion, AKeyPathThroughAScalarIsRefused) {
   const auto e = error_of([&] { (void)expand_sweep(s); });
   EXPECT_EQ(e.key_path(), "axes.model.preset.layers");
   EXPECT_NE(std::string(e.what()).find("model.preset is not a mapping"), std::string::npos);
+}
+
+// Every shipped sweep (scenarios/sweeps/) expands and loads each of its points as a scenario: a sweep file that a
+// profile, topology or key change broke fails here, not in a user's hands. The one scenario file there (the plan
+// search's, *-plan.yaml) has no axes and is not a sweep.
+TEST(SweepExpansion, EveryShippedSweepLoadsEveryPoint) {
+  int sweeps = 0;
+  for (const auto& e : std::filesystem::directory_iterator(kScenarios + "/sweeps")) {
+    if (e.path().extension() != ".yaml" || e.path().filename().string().ends_with("-plan.yaml")) continue;
+    const SweepSpec spec = load_sweep(e.path().string());
+    const auto points = expand_sweep(spec);
+    EXPECT_FALSE(points.empty()) << e.path();
+    for (const SweepPoint& p : points) EXPECT_NO_THROW((void)load_point(spec, p)) << e.path() << " " << p.label;
+    ++sweeps;
+  }
+  EXPECT_GE(sweeps, 9);
 }
 
 }  // namespace
