@@ -29,7 +29,9 @@ HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& str
     // An op of several launches (one GEMM per local expert) feeds the GPU launch by launch.
     const int launches = std::max(1, ops[i].launches);
     const double g = stream[i].seconds() / launches;
-    const double further = !native ? h : (ops[i].kind == OpKind::gemm ? kNativeGemmLaunch : kNativeKernelLaunch).seconds();
+    const double further = !native || ops[i].python_launches
+                               ? h
+                               : (ops[i].kind == OpKind::gemm ? kNativeGemmLaunch : kNativeKernelLaunch).seconds();
     for (int k = 0; k < launches; ++k) {
       run.launch(k == 0 ? h : further, g);
       r.host_ += k == 0 ? h : further;

@@ -91,7 +91,8 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
     // Eager framework: the GPU idles after each operator; a grouped operator's further kernels add a gap each
     // from a Python loop, none from a native loop (queued back to back, as the calibration timed kernels).
     if (op.kind != OpKind::collective) {
-      u.compute += train_.kernel_gap * (train_.grouped_launch == GroupedLaunch::python ? op.launches : 1);
+      const bool each = train_.grouped_launch == GroupedLaunch::python || op.python_launches;
+      u.compute += train_.kernel_gap * (each ? op.launches : 1);
     }
     stream[i] = u.total() - stream_before;
     // EP all-to-alls on the communication stream, everything else (kernels, gaps, TP and CP waits) on compute.

@@ -197,6 +197,13 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
                      (z->full_attention_every > 0 ? " in all but every " + ordinal(z->full_attention_every) + " layer"
                                                   : std::string()));
   }
+  // Nor for YaRN's scaling or biased experts (GPT-OSS), which change how Megatron-Core runs RoPE and the experts.
+  if (z && z->heads == m.heads && (z->rope_mscale != 1.0 || z->expert_bias)) {
+    m.rope_mscale = z->rope_mscale;
+    m.expert_bias = z->expert_bias;
+    if (z->rope_mscale != 1.0) filled.push_back("YaRN-scaled RoPE (unfused)");
+    if (z->expert_bias) filled.push_back("expert biases");
+  }
   // Nor for a hybrid model's layers: a preset of the same depth brings its pattern of Mamba-2 mixers, attention
   // and MLP blocks and the mixers' dimensions (Nemotron-H, Nemotron 3).
   if (z && z->is_hybrid() && z->layers == m.layers) {

@@ -95,6 +95,7 @@ struct Builder {
       mla_projections();
     } else {
       gemm("QKV projection", T, q / p.tp + k_local + v_local, h, 1, true);
+      if (m.rope_mscale != 1.0) unfused_rope(static_cast<double>(T) * static_cast<double>(q / p.tp + k_local));
     }
     // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*q per layer forward, i.e.
     // 2*b*s*s*heads*(qk_head_dim + v_head_dim) when the value heads are narrower (MLA).
@@ -125,6 +126,22 @@ struct Builder {
     gemm("attention output projection", T, h, o / p.tp);
     leave_tp("attention");
     memory("residual add and dropout", 3.0 * sp_tokens() * h * kAct);
+  }
+
+  /// RoPE with YaRN's concentration factor, which Transformer Engine's fused kernel does not take: Megatron-Core's
+  /// _apply_rotary_pos_emb_bshd on Q and on K, each cos(freqs) * mscale and sin(freqs) * mscale cast to 16-bit
+  /// (three small kernels each), then t * cos, the rotated half (a negation of one half and a concatenation),
+  /// times sin, their sum and a final concatenation with the pass-through part: six full passes, 24 bytes per
+  /// element read and written, and autograd's backward about as much in six kernels per tensor. `elements`: Q's
+  /// and K's together.
+  void unfused_rope(double elements) {
+    Op op{"RoPE, unfused (YaRN attention scaling)", OpKind::memory};
+    op.bytes = Bytes{24.0 * elements};
+    op.backward_scale = 1.0;
+    op.launches = 2 * 12;
+    op.backward_launches = 2 * 6;
+    op.python_launches = true;
+    ops.push_back(std::move(op));
   }
 
   /// Multi-head latent attention's projections (Megatron-Core MultiLatentAttention): the down projections to
@@ -299,6 +316,21 @@ struct Builder {
     tag(ops.size() - 1, RecomputeModules::kMoeAct);
     gemm("expert down", per_expert, h, f, local_experts);
     ops.back().launches = local_experts;
+    if (m.expert_bias) {
+      // TEGroupedMLP._apply_bias: per local expert, bias x prob (fp32, the router's probabilities) and its add to
+      // the expert's rows (fp32), then one concatenation and the cast back to 16-bit: 4 + 10 + 8 + 6 bytes per
+      // element. Autograd's backward casts the gradient up and back (12 bytes) and reduces grad x prob over the
+      // rows (the bias gradient) and grad x bias over the width (the probability gradient), 12 bytes each, in
+      // about seven kernels per expert.
+      Op bias{"expert output bias (per-expert loop)", OpKind::memory};
+      const double elements = static_cast<double>(per_expert * local_experts) * static_cast<double>(h);
+      bias.bytes = Bytes{28.0 * elements};
+      bias.backward_scale = 36.0 / 28.0;
+      bias.launches = 2 * local_experts + 2;
+      bias.backward_launches = 7 * local_experts + 2;
+      bias.python_launches = true;
+      ops.push_back(std::move(bias));
+    }
     if (p.ep > 1 && local_experts > 1) memory("expert outputs restored to source order", 2.0 * received * h * kAct);
     if (etp > 1) {
       collective("expert TP reduce-scatter", CollectiveKind::reduce_scatter, CommGroup::tp, received * h * kAct);
@@ -425,6 +457,8 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
         b.name += " backward";
         b.bytes = f.bytes * f.backward_scale;
         b.selective_recompute = false;
+        if (f.backward_launches > 0) b.launches = f.backward_launches;
+        b.backward_launches = 0;
         out.push_back(std::move(b));
         break;
       }

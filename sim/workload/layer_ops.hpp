@@ -44,6 +44,11 @@ struct Op {
   /// expert, and under fp8 current scaling four quantisation kernels per expert). What the further launches
   /// cost the host and the GPU depends on TrainingConfig::grouped_launch (a native or a Python loop).
   int launches = 1;
+  /// The backward's kernels where they differ from the forward's (0: as many as `launches`).
+  int backward_launches = 0;
+  /// The launches come from a Python loop or a chain of PyTorch operators, whatever TrainingConfig::grouped_launch
+  /// says of Transformer Engine's grouped GEMMs: each pays the eager host cost and kernel gap.
+  bool python_launches = false;
   /// kind == gemm: the GEMM is this many independent products of equal shape stacked along its rows (a batched
   /// kernel that fills the GPU, priced as one GEMM). Each product has its own weight gradient, so the backward's
   /// weight-gradient GEMM is stacked the same way instead of reducing over every product's rows.

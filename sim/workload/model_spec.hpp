@@ -60,6 +60,15 @@ struct ModelSpec {
   /// With a sliding window, every full_attention_every-th layer (the 2nd, 4th, ... for 2, counted from 1)
   /// attends to the whole prefix instead; 0: all layers are windowed.
   int full_attention_every = 0;
+  /// YaRN's attention concentration factor multiplied into the rotary embedding (GPT-OSS: 0.1 ln 32 + 1 = 1.347;
+  /// Megatron-Core _yarn_get_concentration_factor). Transformer Engine's fused RoPE takes no such factor, so where
+  /// it is not 1 Megatron-Core applies RoPE to Q and K with separate PyTorch operators (rope_utils, "mscale is not
+  /// supported by TE's fused RoPE"), which the simulator prices; 1: the fused kernel, too small to price.
+  double rope_mscale = 1.0;
+  /// The experts' linear layers have biases (GPT-OSS; Megatron-Core add_bias_linear). The down projection's bias is
+  /// scaled by each token's routing probability, which Megatron-Core does after the grouped GEMM in an eager loop
+  /// over the local experts in fp32 (TEGroupedMLP._apply_bias), priced as such.
+  bool expert_bias = false;
 
   // Hybrid state-space models (empty pattern: every layer a transformer layer).
   /// One character per layer, Megatron-Core's hybrid_layer_pattern: M a Mamba-2 mixer, * self-attention, - a

@@ -94,6 +94,13 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
           {.help = "with sliding_window: every n-th layer (n, 2n, ... counted from 1) attends to the whole prefix "
                    "(GPT-OSS: 2, Gemma 3: 6); 0: every layer is windowed; no effect without a window",
            .min = 0});
+  p.field("rope_mscale", &ModelSpec::rope_mscale,
+          {.help = "YaRN's attention concentration factor in the rotary embedding (GPT-OSS: 1.347); not 1: "
+                   "Megatron-Core applies RoPE with unfused PyTorch operators (TE's fused RoPE takes no factor)",
+           .min = 0.0});
+  p.field("expert_bias", &ModelSpec::expert_bias,
+          {.help = "the experts' linear layers have biases (GPT-OSS): Megatron-Core adds the down projection's "
+                   "bias times each token's routing probability in an eager per-expert loop in fp32"});
   p.field("vocab", &ModelSpec::vocab, {.help = "vocabulary size", .positive = true, .default_text = "preset's"});
   p.field("seq_len", &ModelSpec::seq_len,
           {.help = "default training sequence length, tokens", .positive = true, .default_text = "preset's"});

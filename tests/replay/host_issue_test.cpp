@@ -73,6 +73,17 @@ TEST(HostIssue, NativeLoopLaunchesCostTheMeasuredNativeHostTime) {
   EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, Time::zero(), GroupedLaunch::native).wait(), Time::zero());
 }
 
+// A chain of PyTorch operators or a Python loop (Megatron-Core's per-expert bias loop, unfused RoPE) pays the
+// eager launch cost per kernel even where Transformer Engine's grouped GEMMs loop natively.
+TEST(HostIssue, PythonLaunchesPayTheEagerCostUnderNativeGroupedLaunch) {
+  const Time h = Time::us(30);
+  Op loop = op(4);
+  loop.kind = OpKind::memory;
+  loop.python_launches = true;
+  EXPECT_EQ(HostIssue::of({loop}, {Time::us(40)}, h, GroupedLaunch::native).wait(), Time::us(90));
+  EXPECT_EQ(HostIssue::of({loop}, {Time::us(40)}, h, GroupedLaunch::native).host(), Time::us(120));
+}
+
 TEST(HostIssue, HostTimeIsEveryLaunchsCostAcrossSynchronisations) {
   // 1 + 4 native GEMM launches and 2 more after a synchronisation: the host spends its launch costs whatever the
   // GPU does; composing parts sums them, and a synchronisation anywhere marks the whole.

@@ -148,22 +148,27 @@ TEST(Validation, MegatronBridgeH100DenseChecks) {
 }
 
 // GPT-OSS 120B on 64 H100 in bf16 (data/checks/megatron_bridge_h100_gpt_oss.csv, three releases): rows that name
-// the model take its preset's 64-wide heads and the 128-token window of every other layer. The model is 43-59% fast
-// on them (docs/validation.md, "GPT-OSS"): what Megatron spends beyond the priced operators is not found. Held
-// as a regression guard (the rows must run, with the window) rather than a claim.
+// the model take its preset's 64-wide heads, the 128-token window of every other layer, and what Megatron-Core
+// does with its YaRN scaling (RoPE unfused) and its experts' biases (a per-expert loop in fp32). The model was
+// 43-59% fast on them without the last two, and is 24-28% fast with them (docs/validation.md, "GPT-OSS"); what
+// Megatron spends beyond that is not found. Held within 35% each, 30% mean.
 TEST(Validation, GptOssRowsRunWithTheirSlidingWindow) {
   const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_h100_gpt_oss.csv";
   const auto rows = validate_as_cli(csv);
   ASSERT_EQ(rows.size(), 3u);
+  double sum = 0;
   for (const auto& r : rows) {
     ASSERT_FALSE(r.skipped.has_value()) << "row " << r.id << ": " << *r.skipped;
     EXPECT_NE(std::find(r.assumptions.begin(), r.assumptions.end(),
-                        "as preset gpt-oss-120b: head_dim 64, sliding window 128 in all but every 2nd layer, ffn"),
+                        "as preset gpt-oss-120b: head_dim 64, sliding window 128 in all but every 2nd layer, "
+                        "YaRN-scaled RoPE (unfused), expert biases, ffn"),
               r.assumptions.end())
         << "row " << r.id;
-    EXPECT_LT(std::fabs(r.error()), 0.65) << "row " << r.id << ": " << 100 * r.error() << "%";
+    EXPECT_LT(std::fabs(r.error()), 0.35) << "row " << r.id << ": " << 100 * r.error() << "%";
     for (const auto& a : r.assumptions) EXPECT_EQ(a.find("OUT OF MEMORY"), std::string::npos) << "row " << r.id;
+    sum += std::fabs(r.error());
   }
+  EXPECT_LE(sum / 3, 0.30) << "MAPE " << 100 * sum / 3 << "%";
 }
 
 // Megatron-Bridge's DGX B200 pre-training runs, every release 25.09-26.04.01 (data/checks/megatron_bridge_b200.csv,
