@@ -279,7 +279,8 @@ TEST(Validation, MlperfTrainingChecks) {
 // any GB200 number was looked at and not tuned to them (dense Llama 3 / 3.1 runs 11.3% fast on average); 16.0%
 // with the B200's power-cap model at the GB200's 1,200 W (dense 5.0%, +0.5% mean, all but the one CP row within
 // 12%); 15.6% once 49 rows carry their release's recipe facts (the graphed 26.06-26.08 MoE recipes within 10%,
-// GPT-OSS with its unmodelled fused expert MLP and fp8 attention up to 110% fast). One row's layout is inconsistent (DeepSeek-V3 25.09
+// GPT-OSS with its unmodelled fused expert MLP and fp8 attention up to 110% fast); 12.8% once GPT-OSS's unfused
+// RoPE and expert-bias loop are priced (2026-12-06). One row's layout is inconsistent (DeepSeek-V3 25.09
 // with the parenthesised PP 8: EP 64 over the 32 ranks of a stage) and is skipped with that reason. The Llama 3
 // 70B runs with FSDP on 64 GPUs at micro-batch 2 without recompute are predicted out of memory: what their recipe
 // keeps (activation offloading to the Grace CPUs' memory is not modelled) is not in the rows.
@@ -303,7 +304,7 @@ TEST(Validation, MegatronBridgeGB200Checks) {
     ++predicted;
   }
   EXPECT_EQ(predicted, 66);
-  EXPECT_LE(sum / predicted, 0.165) << "MAPE " << 100 * sum / predicted << "%";
+  EXPECT_LE(sum / predicted, 0.14) << "MAPE " << 100 * sum / predicted << "%";
 }
 
 // Megatron-Bridge's DGX GB300 and DGX B300 runs (Blackwell Ultra), every release 25.11-26.08
@@ -311,9 +312,10 @@ TEST(Validation, MegatronBridgeGB200Checks) {
 // profiles/gb300.yaml and b300.yaml (datasheet peaks at the B200's published efficiencies, a published GB300
 // attention rate, the power-cap model at 1,400 W and 1,100 W) in topologies/gb300-nvl72.yaml and dgx-b300.yaml.
 // Before 2026-12-06 every row was skipped ("Blackwell Ultra is not modelled"). Written before any Blackwell
-// Ultra number was looked at and not tuned to them: 19.7% over 98 rows. The models the simulator has no
+// Ultra number was looked at and not tuned to them: 19.7% over 98 rows; 16.4% once GPT-OSS's unfused RoPE and
+// expert-bias loop are priced (2026-12-06). The models the simulator has no
 // architecture for (DeepSeek-V4 Flash, Nemotron 3 Super and Ultra: latent MoE) are skipped with that reason.
-// GPT-OSS is 22-99% fast as on every other part ("Dense fp8 checks and GPT-OSS" in docs/validation.md); dense
+// GPT-OSS is 1-66% fast as on every other part ("Dense fp8 checks and GPT-OSS" in docs/validation.md); dense
 // Llama runs are 0-21% slow in fp8 (the GB300's sustained clock at 1,400 W is an estimate of the GB200's model)
 // and within 10% in NVFP4 but for one row whose table layout no recipe of its release has (gu57).
 TEST(Validation, MegatronBridgeBlackwellUltraChecks) {
@@ -344,7 +346,7 @@ TEST(Validation, MegatronBridgeBlackwellUltraChecks) {
     ++predicted;
   }
   EXPECT_EQ(predicted, 98);
-  EXPECT_LE(sum / predicted, 0.21) << "MAPE " << 100 * sum / predicted << "%";
+  EXPECT_LE(sum / predicted, 0.18) << "MAPE " << 100 * sum / predicted << "%";
   ASSERT_EQ(nvfp4, 9);
   EXPECT_LE(nvfp4_sum / nvfp4, 0.10) << "NVFP4 MAPE " << 100 * nvfp4_sum / nvfp4 << "%";
 }
