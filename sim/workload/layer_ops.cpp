@@ -131,15 +131,16 @@ struct Builder {
   /// RoPE with YaRN's concentration factor, which Transformer Engine's fused kernel does not take: Megatron-Core's
   /// _apply_rotary_pos_emb_bshd on Q and on K, each cos(freqs) * mscale and sin(freqs) * mscale cast to 16-bit
   /// (three small kernels each), then t * cos, the rotated half (a negation of one half and a concatenation),
-  /// times sin, their sum and a final concatenation with the pass-through part: six full passes, 24 bytes per
-  /// element read and written, and autograd's backward about as much in six kernels per tensor. `elements`: Q's
-  /// and K's together.
+  /// times sin, their sum and a final concatenation with the pass-through part: 12 kernels per tensor forward, 8
+  /// backward. Their cost is measured (H100 run 7, calibrate/pytorch/gpt_oss_extras_study.py): 42 bytes per
+  /// element forward and 50 backward at the part's bandwidth (broadcast multiplies and last-dimension
+  /// concatenations run well below a copy's rate). `elements`: Q's and K's together.
   void unfused_rope(double elements) {
     Op op{"RoPE, unfused (YaRN attention scaling)", OpKind::memory};
-    op.bytes = Bytes{24.0 * elements};
-    op.backward_scale = 1.0;
+    op.bytes = Bytes{42.0 * elements};
+    op.backward_scale = 50.0 / 42.0;
     op.launches = 2 * 12;
-    op.backward_launches = 2 * 6;
+    op.backward_launches = 2 * 8;
     op.python_launches = true;
     ops.push_back(std::move(op));
   }
@@ -318,16 +319,17 @@ struct Builder {
     ops.back().launches = local_experts;
     if (m.expert_bias) {
       // TEGroupedMLP._apply_bias: per local expert, bias x prob (fp32, the router's probabilities) and its add to
-      // the expert's rows (fp32), then one concatenation and the cast back to 16-bit: 4 + 10 + 8 + 6 bytes per
-      // element. Autograd's backward casts the gradient up and back (12 bytes) and reduces grad x prob over the
-      // rows (the bias gradient) and grad x bias over the width (the probability gradient), 12 bytes each, in
-      // about seven kernels per expert.
+      // the expert's rows (fp32), then one concatenation and the cast back to 16-bit (2 kernels per expert and 2);
+      // autograd's backward casts the gradient and reduces grad x prob over the rows (the bias gradient) and
+      // grad x bias over the width (the probability gradient), 8 kernels per expert and 5. Measured (H100 run 7,
+      // calibrate/pytorch/gpt_oss_extras_study.py, 4-16 experts of 1,024-4,096 rows of 2,880): 38 bytes per
+      // element of the experts' output forward and 61 backward at the part's bandwidth.
       Op bias{"expert output bias (per-expert loop)", OpKind::memory};
       const double elements = static_cast<double>(per_expert * local_experts) * static_cast<double>(h);
-      bias.bytes = Bytes{28.0 * elements};
-      bias.backward_scale = 36.0 / 28.0;
+      bias.bytes = Bytes{38.0 * elements};
+      bias.backward_scale = 61.0 / 38.0;
       bias.launches = 2 * local_experts + 2;
-      bias.backward_launches = 7 * local_experts + 2;
+      bias.backward_launches = 8 * local_experts + 5;
       bias.python_launches = true;
       ops.push_back(std::move(bias));
     }
