@@ -331,11 +331,11 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
     const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
     const double step_bytes = fp32 ? 2.0 * (state + 4.0) + 4.0 : 2.0 * state + 4.0 + 2.0;
     Time step_end = compute.memory_bound(Bytes{stage_params / shard * step_bytes});
-    if (is_quantized(t.precision) && !t.fp8_params) {
+    if (const double copies = cached_weight_copy_bytes(t); copies > 0.0) {
       // Transformer Engine casts each weight to fp8 or NVFP4 (and its transpose) once per step, on the first
-      // micro-batch, and reuses it for the rest: read 2 bytes, write two quantised copies, for every parameter
+      // micro-batch, and reuses it for the rest: read 2 bytes, write the two quantised copies, for every parameter
       // the GPU holds.
-      step_end += compute.memory_bound(Bytes{stage_params * (2.0 + 2.0 * bytes_per_element(t.precision))});
+      step_end += compute.memory_bound(Bytes{stage_params * (2.0 + copies)});
     }
     optimizer_.push_back(step_end);
   }

@@ -43,7 +43,7 @@ struct Builder {
       const double amax = amax_pass ? 2.0 : 0.0;
       const double copies = 2.0 * bytes_per_element(dtype);  // row-wise and column-wise
       const double in = static_cast<double>(rows * k * batch), out = static_cast<double>(rows * n * batch);
-      Op cast{op.name + (dtype == DType::fp4 ? " fp4 cast" : " fp8 cast"), OpKind::memory};
+      Op cast{op.name + " " + std::string(to_string(dtype)) + " cast", OpKind::memory};
       cast.bytes = Bytes{in * ((fused_cast ? 0.0 : 2.0) + copies + amax)};
       cast.backward_scale = out * (2.0 + copies + amax) / cast.bytes.value();
       // A grouped GEMM's inputs are quantised expert by expert (TE split_quantize): under current scaling (and

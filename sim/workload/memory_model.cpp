@@ -126,13 +126,9 @@ Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, cons
 MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t) {
   MemoryBreakdown best;
   const double shard = static_cast<double>(p.dp) * p.cp;
-  const bool fp32 = t.precision == DType::fp32 || t.precision == DType::tf32;
-  // 16-bit working weights; fp8 parameters store 1 byte (NVFP4 parameters 0.5625). A quantised recipe without
-  // quantised parameters also keeps the quantised copy and its transpose that Transformer Engine caches across
-  // micro-batches (2 more bytes for fp8, 1.125 for NVFP4).
-  const bool quantized = is_quantized(t.precision);
-  const double q = quantized ? bytes_per_element(t.precision) : 0.0;
-  const double weight_bytes = fp32 ? 4.0 : quantized && t.fp8_params ? q : quantized ? 2.0 + 2.0 * q : 2.0;
+  // The working weights in the format they are gathered in (16-bit; fp8 or NVFP4 parameters), plus the quantised
+  // copy and its transpose that Transformer Engine caches across micro-batches when the parameters stay 16-bit.
+  const double weight_bytes = gathered_param_bytes(t) + cached_weight_copy_bytes(t);
   const double grad_bytes = reduced_gradient_bytes(t);  // the full-size gradient buffer
   const double optim_bytes = optimizer_state_bytes(t);  // Adam m and v (+ master weights in mixed precision)
   for (const int stage : {0, p.pp - 1}) {

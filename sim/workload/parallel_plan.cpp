@@ -40,6 +40,10 @@ double gathered_param_bytes(const TrainingConfig& t) noexcept {
   return is_quantized(t.precision) && t.fp8_params ? bytes_per_element(t.precision) : 2.0;
 }
 
+double cached_weight_copy_bytes(const TrainingConfig& t) noexcept {
+  return is_quantized(t.precision) && !t.fp8_params ? 2.0 * bytes_per_element(t.precision) : 0.0;
+}
+
 std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPlan& p) {
   const int v = p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1;
   const int n = p.pp * v;

@@ -237,6 +237,10 @@ struct TrainingConfig {
 /// Bytes per parameter of the working weights that ZeRO / FSDP all-gathers (or DataParallel broadcasts): 4 in
 /// fp32 training, 1 with fp8 parameters, else the 16-bit copy.
 [[nodiscard]] double gathered_param_bytes(const TrainingConfig& t) noexcept;
+/// Bytes per parameter of the quantised copy and its transpose that Transformer Engine casts once per step and
+/// caches across micro-batches when a quantised recipe keeps 16-bit parameters (2 for fp8, 1.125 for NVFP4);
+/// 0 where the parameters are stored quantised or nothing is quantised.
+[[nodiscard]] double cached_weight_copy_bytes(const TrainingConfig& t) noexcept;
 
 /// Transformer layers of each virtual pipeline stage (index vs = c*pp + s for chunk c of stage s), in order.
 /// With first/last-stage counts, those ranks hold them (spread over their chunks) and the middle ranks share
