@@ -25,9 +25,9 @@ import sys
 import time
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 from nvml_window import NvmlWindow
+from queued_timing import gpu_time, kernels
 
 MSCALE = 0.1 * math.log(32.0) + 1.0  # GPT-OSS: YaRN factor 32
 
@@ -46,37 +46,6 @@ def bias_loop(out, biases, rows_per_expert, probs):
     flat = out.view(-1, shape[-1])
     parts = [t + b * p for t, b, p in zip(torch.split(flat, rows_per_expert), biases, torch.split(probs, rows_per_expert))]
     return torch.cat(parts).view(shape).to(out.dtype)
-
-
-def sleep_cycles(ms):
-    khz = getattr(torch.cuda.get_device_properties(0), "clock_rate", 1_980_000)
-    return int(ms * khz)
-
-
-def kernels(fn):
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
-
-
-def gpu_time(fn, reps, nvml):
-    """Seconds per call, the calls queued behind a sleep long enough for the host to queue them all."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda._sleep(sleep_cycles(50.0))
-    a.record()
-    for _ in range(reps):
-        fn()
-    b.record()
-    w0 = time.monotonic()
-    b.synchronize()
-    w1 = time.monotonic()
-    mhz, watts, temp, reasons = nvml.window(w0 - 0.05, w1)
-    return a.elapsed_time(b) * 1e-3 / reps, {"sm_clock_mhz": mhz, "power_w": watts, "temp_c": temp, "reasons": reasons}
 
 
 def host_time(fn, reps):

@@ -24,6 +24,7 @@ import torch
 from torch.utils.cpp_extension import load_inline
 
 from nvml_window import NvmlWindow
+from queued_timing import sleep_cycles
 
 CPP = r"""
 #include <torch/extension.h>
@@ -49,11 +50,6 @@ void grouped_cast4(torch::Tensor x, torch::Tensor amax, torch::Tensor out, int64
   }
 }
 """
-
-
-def sleep_cycles(ms):
-    khz = getattr(torch.cuda.get_device_properties(0), "clock_rate", 1_980_000)  # kHz
-    return int(ms * khz)
 
 
 def measure(name, fn, kernels_per_call, calls, nvml):

@@ -16,43 +16,12 @@ behind a sleep; each call reruns Triton's autotuned kernels, tuned on the first 
 import argparse
 import json
 import sys
-import time
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 from nvml_window import NvmlWindow
+from queued_timing import gpu_time, kernels
 from mamba_ssm.ops.triton.ssd_combined import mamba_chunk_scan_combined
-
-
-def sleep_cycles(ms):
-    khz = getattr(torch.cuda.get_device_properties(0), "clock_rate", 1_980_000)
-    return int(ms * khz)
-
-
-def kernels(fn):
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return sum(1 for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
-
-
-def gpu_time(fn, reps, nvml):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda._sleep(sleep_cycles(50.0))
-    a.record()
-    for _ in range(reps):
-        fn()
-    b.record()
-    w0 = time.monotonic()
-    b.synchronize()
-    w1 = time.monotonic()
-    mhz, watts, temp, reasons = nvml.window(w0 - 0.05, w1)
-    return a.elapsed_time(b) * 1e-3 / reps, {"sm_clock_mhz": mhz, "power_w": watts, "temp_c": temp, "reasons": reasons}
 
 
 def make(batch, seq, heads, head_dim, groups, state, chunk):

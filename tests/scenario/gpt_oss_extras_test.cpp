@@ -9,10 +9,11 @@
 
 #include <cmath>
 
+#include "../workload/find_op.hpp"
+#include "../workload/zoo_preset.hpp"
 #include "measured_steps.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/workload/layer_ops.hpp"
-#include "sim/workload/model_zoo.hpp"
 
 namespace cs {
 namespace {
@@ -25,19 +26,9 @@ const nlohmann::json* find(const nlohmann::json& results, const std::string& op,
   return nullptr;
 }
 
-const Op& named(const std::vector<Op>& ops, const std::string& name) {
-  for (const Op& op : ops) {
-    if (op.name == name) return op;
-  }
-  throw std::runtime_error("no op " + name);
-}
-
 TEST(GptOssExtras, PricesMatchTheH100Measurement) {
   const auto results = testing::measured_results("h100-calibration/run7-gpt-oss-extras/gpt_oss_extras.json");
-  ModelSpec m;
-  for (const auto& [name, spec] : model_zoo()) {
-    if (name == "gpt-oss-120b") m = spec;
-  }
+  const ModelSpec m = testing::zoo_preset("gpt-oss-120b");
   ASSERT_TRUE(m.expert_bias);
   ParallelPlan p;
   p.dp = 8;
@@ -56,8 +47,8 @@ TEST(GptOssExtras, PricesMatchTheH100Measurement) {
   ASSERT_TRUE(q && k);
   const double rope_fwd = ((*q)["gpu_forward_s"].get<double>() + (*k)["gpu_forward_s"].get<double>()) * 1e3;
   const double rope_all = ((*q)["gpu_forward_backward_s"].get<double>() + (*k)["gpu_forward_backward_s"].get<double>()) * 1e3;
-  const Op& rope = named(fwd, "RoPE, unfused (YaRN attention scaling)");
-  const Op& rope_b = named(bwd, "RoPE, unfused (YaRN attention scaling) backward");
+  const Op& rope = testing::find_op(fwd, "RoPE, unfused (YaRN attention scaling)");
+  const Op& rope_b = testing::find_op(bwd, "RoPE, unfused (YaRN attention scaling) backward");
   EXPECT_NEAR(ms(rope), rope_fwd, 0.10 * rope_fwd);
   EXPECT_NEAR(ms(rope_b), rope_all - rope_fwd, 0.10 * (rope_all - rope_fwd));
   EXPECT_EQ(rope.launches, (*q)["kernels_forward"].get<int>() + (*k)["kernels_forward"].get<int>());
@@ -67,8 +58,8 @@ TEST(GptOssExtras, PricesMatchTheH100Measurement) {
   // The bias loop: 16 experts of 4,096 rows of 2,880.
   const auto* b = find(results, "bias", "experts", 16, "rows_per_expert", 4096);
   ASSERT_TRUE(b);
-  const Op& bias = named(fwd, "expert output bias (per-expert loop)");
-  const Op& bias_b = named(bwd, "expert output bias (per-expert loop) backward");
+  const Op& bias = testing::find_op(fwd, "expert output bias (per-expert loop)");
+  const Op& bias_b = testing::find_op(bwd, "expert output bias (per-expert loop) backward");
   const double bias_fwd = (*b)["gpu_forward_s"].get<double>() * 1e3;
   const double bias_bwd = (*b)["gpu_forward_backward_s"].get<double>() * 1e3 - bias_fwd;
   EXPECT_NEAR(ms(bias), bias_fwd, 0.10 * bias_fwd);

@@ -10,19 +10,16 @@
 
 #include <cmath>
 
+#include "../workload/zoo_preset.hpp"
 #include "measured_steps.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/workload/layer_ops.hpp"
-#include "sim/workload/model_zoo.hpp"
 
 namespace cs {
 namespace {
 
 double ssd_ms(const std::string& preset, int tp, int micro_batch, const ComputeCostModel& cost) {
-  ModelSpec m;
-  for (const auto& [name, spec] : model_zoo()) {
-    if (name == preset) m = spec;
-  }
+  const ModelSpec m = testing::zoo_preset(preset);
   ParallelPlan p;
   p.tp = tp;
   p.sequence_parallel = tp > 1;
