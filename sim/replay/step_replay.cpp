@@ -20,6 +20,7 @@ struct StepReplay::Stage {
   std::vector<PipelineUnit> order;
   std::size_t next = 0;
   bool busy = false;
+  int sends_pending = 0;            // sends the compute stream waits for (blocking pipeline sends)
   std::vector<char> ready;          // per (direction, micro-batch, chunk): its input has arrived
   std::vector<int> backward_done;   // per chunk
   std::vector<char> gathered;       // ZeRO-3: per unit of `order`, its chunk's parameters are gathered
@@ -238,11 +239,21 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
       ++st.backward_done[static_cast<std::size_t>(u.chunk)];
     }
   }
-  st.busy = false;
   st.next += count;
+  if (st.sends_pending == 0) release(s);  // else the last blocking send's arrival releases the stream
+}
+
+void StepReplay::release(int s) {
+  Stage& st = stages_[static_cast<std::size_t>(s)];
+  st.busy = false;
   if (st.next == st.order.size()) st.last_unit_end = engine_.now();
   try_start(s);
   maybe_finish(s);
+}
+
+bool StepReplay::blocking_sends() const noexcept {
+  if (plan_.schedule == PipelineSchedule::dualpipe) return false;  // DualPipe overlaps its transfers by design
+  return plan_.schedule != PipelineSchedule::interleaved || !train_.overlap.pp_comm;
 }
 
 void StepReplay::transfer(int from, std::pair<int, int> to_place, bool forward, int mb) {
@@ -261,9 +272,13 @@ void StepReplay::transfer(int from, std::pair<int, int> to_place, bool forward, 
                         p2p_pairs(from, to), forward ? "pp activation" : "pp gradient"};
   const Time start = engine_.now();
   const std::string name = std::string(forward ? "send act mb" : "send grad mb") + std::to_string(mb);
-  fabric_.start(req, [this, from, name, start, arrive] {
+  // A blocking send holds the sender's compute stream until it completes (Overlap::pp_comm).
+  const bool blocking = blocking_sends();
+  if (blocking) ++stages_[static_cast<std::size_t>(from)].sends_pending;
+  fabric_.start(req, [this, from, name, start, arrive, blocking] {
     emit(from, "pp comm", name, start, engine_.now());
     arrive();
+    if (blocking && --stages_[static_cast<std::size_t>(from)].sends_pending == 0) release(from);
   });
 }
 

@@ -91,6 +91,10 @@ class StepReplay {
   void maybe_finish(int s);
   /// Sends a micro-batch's activation (or its gradient) from stage `from` to {stage, chunk} `to`.
   void transfer(int from, std::pair<int, int> to, bool forward, int micro_batch);
+  /// Whether a pipeline send holds its stage's compute stream until it completes (Overlap::pp_comm).
+  [[nodiscard]] bool blocking_sends() const noexcept;
+  /// The stage's compute stream is free again: run its next unit, or finish.
+  void release(int s);
   void emit(int s, const char* stream, std::string name, Time start, Time end);
   /// The (sender, receiver) pairs of a pipeline hop between stages, built on first use.
   [[nodiscard]] const GroupList& p2p_pairs(int from, int to);

@@ -526,6 +526,29 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     tr.attention = AttentionKernel::unfused;
     assumptions.push_back("unfused attention (framework of 2021-22)");
   }
+  {
+    // Megatron-LM (not Megatron-Core, NeMo or Megatron-Bridge) through 2023, run with its defaults: flash
+    // attention was an opt-in flag (--use-flash-attn, from 2022-12-08); the pipeline exchanged activations with
+    // batched isend/irecv followed by a device synchronise (overlap_p2p_comm, opt-in, from 2023-05-31); the
+    // data-parallel gradient reduction and the distributed optimizer's parameter all-gather ran after the backward
+    // pass and after the optimizer step (--overlap-grad-reduce from 2023-08-16, --overlap-param-gather from
+    // 2023-11-17, both opt-in). A row of another framework may state the same facts in its notes.
+    const std::string ln = lower(notes);
+    const bool legacy = contains(fw, "Megatron-LM") &&
+                        (contains(fw, "2021") || contains(fw, "2022") || contains(fw, "2023"));
+    if ((legacy && !contains(ln, "flash")) || contains(ln, "attention unfused")) {
+      if (tr.attention != AttentionKernel::unfused) assumptions.push_back("unfused attention (Megatron-LM's default then)");
+      tr.attention = AttentionKernel::unfused;
+    }
+    if (legacy || contains(ln, "p2p with a device synchronise") || contains(ln, "no overlap_p2p_comm")) {
+      tr.overlap.pp_comm = false;
+      assumptions.push_back("pipeline sends block the stage (batched P2P with a device synchronise)");
+    }
+    if (legacy || contains(ln, "dp communication not overlapped") || contains(ln, "no overlap-grad-reduce")) {
+      tr.overlap.grad_reduce = tr.overlap.param_gather = false;
+      assumptions.push_back("DP gradient reduction and parameter gather not overlapped");
+    }
+  }
 
   if (p.dp <= 0 || p.tp * p.pp * p.cp * p.dp != sc.gpus) {
     skip = "GPU count is not TP*PP*CP*DP";

@@ -235,6 +235,10 @@ const ParamTable<Overlap>& overlap_params() {
     p.field("param_gather", &Overlap::param_gather,
             {.help = "distributed-optimizer / FSDP parameter all-gather hidden under compute"});
     p.field("tp_comm", &Overlap::tp_comm, {.help = "TP collectives overlapped with the adjacent GEMM (userbuffers)"});
+    p.field("pp_comm", &Overlap::pp_comm,
+            {.help = "an interleaved pipeline's sends run beside compute (Megatron-Core overlap_p2p_comm); false, or "
+                     "any other schedule but DualPipe: the stage waits for each send before its next unit (batched "
+                     "isend/irecv with a device synchronise)"});
     p.field("tp_comm_sms", &Overlap::tp_comm_sms,
             {.help = "SMs the overlapped TP collectives take from that GEMM (Transformer Engine userbuffers default); "
                      "the GEMM slows by the H200's measured curve for that share (24% at 16 of 132 SMs)",

@@ -208,5 +208,59 @@ TEST(StepReplay, OneFOneBPipelineMatchesHandCalculation) {
   EXPECT_EQ(r.busiest.pipeline_wait, Time::us(38'200));
 }
 
+// A collective model that delivers every request after a fixed delay.
+class DelayFabric final : public CollectiveModel {
+ public:
+  DelayFabric(EventEngine& e, Time delay) : e_(e), delay_(delay) {}
+  void start(const CollectiveRequest&, std::function<void()> done) override { e_.schedule_in(delay_, std::move(done)); }
+  [[nodiscard]] std::string describe() const override { return "fixed delay"; }
+ private:
+  EventEngine& e_;
+  Time delay_;
+};
+
+// The 1F1B pipeline above with transfers of 1 ms. Megatron's 1F1B waits for every send it posts, so a stage
+// starts its next unit only once its send has arrived (Overlap::pp_comm applies to interleaved schedules only):
+//   S0: F0 0-13.1, send to 14.1; F1 14.1-27.2, send to 28.2.  S1: F0 14.1-28.3; B0 28.3-55.5, send to 56.5.
+//   S0: B0 56.5-81.6; F2 81.6-94.7, send to 95.7.             S1: F1 56.5-70.7; B1 70.7-97.9, send to 98.9.
+//   S0: B1 98.9-124.0; F3 124.0-137.1, send to 138.1.         S1: F2 98.9-113.1; B2 113.1-140.3, send to 141.3.
+//   S0: B2 141.3-166.4.                                        S1: F3 141.3-155.5; B3 155.5-182.7, send to 183.7.
+//   S0: B3 183.7-208.8; optimizer 0.1 ms: step = 208.9 ms (203.9 ms with instant transfers).
+TEST(StepReplay, OneFOneBStageWaitsForItsSends) {
+  DpFixture f;
+  f.model.layers = 4;
+  f.plan.dp = 1;
+  f.plan.pp = 2;
+  f.train.global_batch = 4;
+  DelayFabric fabric(f.engine, Time::ms(1));
+  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
+  StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
+  EXPECT_EQ(replay.run().step_time, Time::us(208'900));
+}
+
+// An interleaved pipeline (2 stages x 2 chunks of one layer, 8 micro-batches) with 1 ms transfers: with its
+// sends overlapped (Megatron-Core overlap_p2p_comm, the default) a stage runs on while they travel; without
+// (Megatron-LM's batched sends and device synchronise) each unit's send holds its stage, so the step grows, by
+// at most one transfer per unit of the busiest stage (32 units).
+TEST(StepReplay, InterleavedSendsOverlapUnlessTheFrameworkBlocks) {
+  const auto step = [](bool overlap) {
+    DpFixture f;
+    f.model.layers = 4;
+    f.plan.dp = 1;
+    f.plan.pp = 2;
+    f.plan.virtual_stages = 2;
+    f.plan.schedule = PipelineSchedule::interleaved;
+    f.train.global_batch = 8;
+    f.train.overlap.pp_comm = overlap;
+    DelayFabric fabric(f.engine, Time::ms(1));
+    const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
+    StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
+    return replay.run().step_time;
+  };
+  const Time overlapped = step(true), blocking = step(false);
+  EXPECT_GT(blocking, overlapped);
+  EXPECT_LE(blocking - overlapped, Time::ms(32));
+}
+
 }  // namespace
 }  // namespace cs
