@@ -15,7 +15,7 @@ HostIssue::Run HostIssue::Run::then(const Run& b) const {
 }
 
 HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost,
-                        GroupedLaunch grouped) {
+                        GroupedLaunch grouped, double native_scale) {
   HostIssue r;
   const double h = launch_cost.seconds();
   const bool native = grouped == GroupedLaunch::native && h > 0.0;
@@ -31,7 +31,7 @@ HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& str
     const double g = stream[i].seconds() / launches;
     const double further = !native || ops[i].python_launches
                                ? h
-                               : (ops[i].kind == OpKind::gemm ? kNativeGemmLaunch : kNativeKernelLaunch).seconds();
+                               : (ops[i].kind == OpKind::gemm ? kNativeGemmLaunch : kNativeKernelLaunch).seconds() * native_scale;
     for (int k = 0; k < launches; ++k) {
       run.launch(k == 0 ? h : further, g);
       r.host_ += k == 0 ? h : further;

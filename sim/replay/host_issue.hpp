@@ -18,9 +18,10 @@ class HostIssue {
  public:
   /// `stream[i]`: op i's time on the GPU stream (kernels with their gaps, or an in-stream collective);
   /// `launch_cost`: the host's time per operator launch. An op's further launches (one per local expert) cost
-  /// `launch_cost` each from a Python loop, and kNativeGemmLaunch or kNativeKernelLaunch from a native one.
+  /// `launch_cost` each from a Python loop, and kNativeGemmLaunch or kNativeKernelLaunch times `native_scale` (the
+  /// host's and framework's cost against the calibration's, UnitCosts::host_scale) from a native one.
   [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost,
-                                    GroupedLaunch grouped = GroupedLaunch::python);
+                                    GroupedLaunch grouped = GroupedLaunch::python, double native_scale = 1.0);
   /// This run followed by `next`.
   [[nodiscard]] HostIssue then(const HostIssue& next) const;
   /// GPU idle time waiting for the host over the whole run, both clocks starting together.

@@ -110,7 +110,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   }
   u.hardware_flops = u.model_flops;
   u.clock_seconds = clock * u.compute.seconds();
-  u.issue = HostIssue::of(ops, stream, train_.host_launch_cost, train_.grouped_launch);
+  u.issue = HostIssue::of(ops, stream, host_scaled(train_.host_launch_cost), train_.grouped_launch, host_scale_);
   return u;
 }
 
@@ -119,7 +119,7 @@ Time UnitCosts::merged_pair_host_wait(const UnitCost& f, const UnitCost& b, Time
   if (train_.host_launch_cost <= Time::zero()) return own;  // captured in CUDA graphs: no eager host
   // DeepSeek's DualPipe is its own framework's schedule, not Megatron-Core's nodes: its host issues the launches.
   const bool nodes = plan_.schedule != PipelineSchedule::dualpipe;
-  const Time per_node = f.issue.synced() || b.issue.synced() ? kScheduleNodeHostSynced : kScheduleNodeHost;
+  const Time per_node = host_scaled(f.issue.synced() || b.issue.synced() ? kScheduleNodeHostSynced : kScheduleNodeHost);
   const Time host = f.host + b.host + (nodes ? per_node * (f.schedule_nodes + b.schedule_nodes) : Time::zero());
   return std::max(own, host - merged_gpu);
 }
@@ -173,8 +173,11 @@ void prepend_rerun(UnitCost& b, const UnitCost& rerun) {
 }  // namespace
 
 UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
-                     const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus)
+                     const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus,
+                     Time host_linear_forward)
     : compute_(compute), pp_(p.pp), sm_count_(sm_count), plan_(p), train_(t) {
+  host_scale_ = t.framework_host_factor *
+                (host_linear_forward > Time::zero() ? host_linear_forward.seconds() / kCalibrationHostLinearForward.seconds() : 1.0);
   const RankLayout layout(p);
   tp_group_ = GroupList{layout.tp_groups(0).front()};
   cp_groups_ = GroupList{layout.cp_groups(0)};

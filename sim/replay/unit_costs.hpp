@@ -58,8 +58,18 @@ class UnitCosts {
  public:
   /// `sm_count`: the GPU's streaming multiprocessors, for the slowdown of GEMMs that hide TP collectives.
   /// `node_gpus`: GPUs per node of the topology, for where a flex MoE dispatcher's traffic crosses nodes.
+  /// `host_linear_forward`: the node's host on the yardstick of NodeSpec::host_linear_forward (zero: unknown,
+  /// priced as the calibration hosts).
   UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute,
-            const CollectiveEstimate& estimate, int sm_count, int node_gpus = 8);
+            const CollectiveEstimate& estimate, int sm_count, int node_gpus = 8,
+            Time host_linear_forward = Time::zero());
+  /// Every eager host cost against the calibrated ones (eager PyTorch on this project's calibration hosts): the
+  /// framework's work per launch (TrainingConfig::framework_host_factor) times the node's host speed.
+  [[nodiscard]] double host_scale() const noexcept { return host_scale_; }
+  /// A calibrated host cost on this node and framework.
+  [[nodiscard]] Time host_scaled(Time t) const noexcept {
+    return host_scale_ == 1.0 ? t : Time::from_seconds(t.seconds() * host_scale_);
+  }
 
   [[nodiscard]] const UnitCost& forward(int stage, int chunk) const { return fwd_[index(stage, chunk)]; }
   [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
@@ -119,6 +129,7 @@ class UnitCosts {
   std::vector<Time> optimizer_;
   ParallelPlan plan_;
   TrainingConfig train_;
+  double host_scale_ = 1.0;
 };
 
 }  // namespace cs

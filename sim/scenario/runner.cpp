@@ -29,7 +29,7 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
 
   const UnitCosts costs(sc.model, sc.plan, sc.training, *compute,
                         [&](const CollectiveRequest& req) { return estimator.duration(req); }, sc.profile.gpu.sm_count,
-                        sc.topology.node().gpus);
+                        sc.topology.node().gpus, sc.topology.node().host_linear_forward);
   const NetworkStatistics network_stats(fabric, sc.network);
   StepReplay replay(sc.model, sc.plan, sc.training, costs, fabric, engine);
   for (auto* o : observers) replay.add_observer(*o);

@@ -502,6 +502,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     if (!graphs || partial) {
       tr.kernel_gap = kEagerKernelGap;
       tr.host_launch_cost = kEagerHostLaunch;
+      // NeMo, Megatron-Core and Megatron-Bridge run their layers through Transformer Engine's modules, which cost
+      // the host more per call than PyTorch's (the calibrated costs are eager PyTorch's).
+      if (nemo || contains(fw, "Megatron-Core") || contains(fw, "Megatron Core")) {
+        tr.framework_host_factor = kTransformerEngineHostFactor;
+        assumptions.push_back("Transformer Engine's host work per launch (2.7x PyTorch's)");
+      }
       if (graphs) assumptions.push_back("CUDA graphs of some modules only: launched eagerly (per-module capture not modelled)");
     } else {
       assumptions.push_back("CUDA graphs: no eager launch costs");

@@ -77,6 +77,10 @@ struct NodeSpec {
   PcieSpec pcie;
   NicSpec nic_spec;
   std::vector<DeviceSpec> devices;
+  /// How fast the node's host CPU issues PyTorch work: its time for one torch.nn.Linear forward (bf16, hidden
+  /// 2,048, 8,192 tokens), the yardstick Transformer Engine issue #2053 published for three hosts. Zero: not
+  /// known, priced as this project's calibration hosts (kCalibrationHostLinearForward).
+  Time host_linear_forward = Time::zero();
 };
 
 enum class FabricKind { none, single_switch, rail_optimized, fat_tree, rail_only, torus, hypercube };

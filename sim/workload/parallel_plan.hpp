@@ -127,6 +127,14 @@ inline constexpr Time kEagerHostLaunch = Time::us(32.0);
 /// (cuBLAS's host side), 8.1-12.6 us per small kernel; the means. The same GEMMs from a Python loop took 20.9-23.1.
 inline constexpr Time kNativeGemmLaunch = Time::us(15.8);
 inline constexpr Time kNativeKernelLaunch = Time::us(9.8);
+/// The hosts those costs were measured on, on Transformer Engine issue #2053's yardstick (one torch.nn.Linear
+/// forward, bf16, hidden 2,048, 8,192 tokens): 33.4 and 26.3 us on two hosts of the device pool, the mean
+/// (H100 run 9, profiles/h100-calibration/run9-host-linear). A node's own figure (NodeSpec::host_linear_forward)
+/// scales every host cost by its ratio to this one.
+inline constexpr Time kCalibrationHostLinearForward = Time::us(29.9);
+/// Host work per call of Transformer Engine's modules against PyTorch's on the same host: a TE Linear forward
+/// costs the host 99.66 against 37.08 us on a GB200 and 90.53 against 33.17 us on a GH200 (TE issue #2053), 2.7x.
+inline constexpr double kTransformerEngineHostFactor = 2.7;
 
 /// Host time Megatron-Core's merged forward-backward schedule (EP overlap) adds per schedule-node call (each
 /// layer's attn, post_attn, moe_dispatch, mlp and moe_combine nodes, forward and backward: detached inputs, stream
@@ -220,6 +228,9 @@ struct TrainingConfig {
   /// the host has issued it, so a unit whose launches take longer than its kernels is host-bound, and a host
   /// synchronisation (Op::host_sync) drains the queue the host had built up. 0: the host never binds.
   Time host_launch_cost = Time::zero();
+  /// Host work per launch of the framework against eager PyTorch's, whose costs host_launch_cost and the
+  /// native-loop constants are (1); Transformer Engine's modules kTransformerEngineHostFactor.
+  double framework_host_factor = 1.0;
   /// The dropless MoE dispatcher copies the per-expert token counts to the host before the all-to-all
   /// (Megatron-Core's alltoall dispatcher); false with a sync-free dispatcher. Token dropping (moe_capacity_factor)
   /// never synchronises.

@@ -338,6 +338,11 @@ const ParamTable<TrainingConfig>& training_params() {
                      "eager PyTorch on the H200 host, docs/validation.md); the GPU waits when the host falls behind; "
                      "0: the host never binds (CUDA graphs)",
              .min = 0.0});
+    p.field("framework_host_factor", &TrainingConfig::framework_host_factor,
+            {.help = "host work per launch against eager PyTorch's (whose cost host_launch_cost is): 1 for PyTorch, "
+                     "2.7 for Transformer Engine's modules (TransformerEngine issue #2053: a TE Linear forward costs "
+                     "the host 2.7x a torch.nn.Linear's)",
+             .min = 0.01});
     p.field("moe_host_sync", &TrainingConfig::moe_host_sync,
             {.help = "the dropless MoE dispatcher copies per-expert token counts to the host before the all-to-all "
                      "(Megatron-Core alltoall); false: a sync-free dispatcher (token dropping never syncs)"});

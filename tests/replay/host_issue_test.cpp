@@ -103,5 +103,16 @@ TEST(HostIssue, NoLaunchCostNoWait) {
   EXPECT_EQ(HostIssue::of({op(8, true)}, {Time::us(5)}, Time::zero()).wait(), Time::zero());
 }
 
+// A slower host or a framework with more work per call (UnitCosts::host_scale) stretches a native loop's further
+// launches as it stretches the operator launch itself: at twice the calibrated cost the 4-GEMM loop above issues
+// its kernels at 60, 91.6, 123.2, 154.8 us and the last ends at 164.8 us (124.8 us idle), and the host spends
+// 60 + 3 x 31.6 us.
+TEST(HostIssue, NativeLaunchesScaleWithTheHost) {
+  Op gemm = op(4);
+  const auto r = HostIssue::of({gemm}, {Time::us(40)}, Time::us(60), GroupedLaunch::native, 2.0);
+  EXPECT_NEAR(r.wait().seconds(), 60e-6 + 3 * 2 * kNativeGemmLaunch.seconds() + 10e-6 - 40e-6, 1e-9);
+  EXPECT_NEAR(r.host().seconds(), 60e-6 + 3 * 2 * kNativeGemmLaunch.seconds(), 1e-9);
+}
+
 }  // namespace
 }  // namespace cs

@@ -221,5 +221,31 @@ TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
   EXPECT_NE(message().find("expert parallelism"), std::string::npos) << message();
 }
 
+// The host's speed and the framework's work per call scale every eager host cost: a node whose host runs the
+// yardstick in 13.48 us (a DGX H100's Xeon) with Transformer Engine's 2.7x work per call costs 2.7 x 13.48 / 29.9
+// = 1.217x the calibrated hosts' (eager PyTorch); an unknown host is priced as those. The units' host time and
+// the merged pair's per-node cost scale with it.
+TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
+  const ModelSpec m = tiny_moe(4);
+  const ParallelPlan p = interleaved_ep8();
+  TrainingConfig t = tiny_moe_step();
+  t.overlap.ep_comm = true;
+  t.host_launch_cost = Time::ms(5);
+  testing::FixedCostModel compute;
+  EventEngine engine;
+  testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
+  const auto estimate = [&](const CollectiveRequest& r) { return fabric.duration(r); };
+  const UnitCosts calibrated(m, p, t, compute, estimate, 132);
+  EXPECT_EQ(calibrated.host_scale(), 1.0);
+  TrainingConfig te = t;
+  te.framework_host_factor = kTransformerEngineHostFactor;
+  const UnitCosts dgx(m, p, te, compute, estimate, 132, 8, Time::us(13.48));
+  EXPECT_NEAR(dgx.host_scale(), 2.7 * 13.48 / 29.9, 1e-12);
+  EXPECT_EQ(UnitCosts(m, p, te, compute, estimate, 132, 8).host_scale(), 2.7);  // unknown host: the calibration's
+  // Every launch (the operator's own and a native loop's further ones) scales, so the host time scales exactly.
+  EXPECT_NEAR(dgx.forward(0, 0).host.seconds(), calibrated.forward(0, 0).host.seconds() * dgx.host_scale(), 1e-8);
+  EXPECT_EQ(dgx.host_scaled(kScheduleNodeHost), Time::from_seconds(kScheduleNodeHost.seconds() * dgx.host_scale()));
+}
+
 }  // namespace
 }  // namespace cs

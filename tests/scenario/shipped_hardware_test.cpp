@@ -12,6 +12,7 @@
 #include "sim/facility/price_book.hpp"
 #include "sim/scenario/facility_link.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/topology/topology.hpp"
 
 namespace cs {
 namespace {
@@ -49,6 +50,20 @@ TEST(ShippedHardware, BlackwellUltraNodesAndSwitchesArePricedWithTheirSources) {
   }
   EXPECT_DOUBLE_EQ(book.find_model("DGX GB300 NVL72")->price.amount, 3.5e6);  // research/tco_facts.md
   EXPECT_DOUBLE_EQ(book.power(PriceRef{"dgx-b300"}, true).value(), 14500.0);   // DGX B300 user guide
+}
+
+// Each shipped node's host on Transformer Engine issue #2053's yardstick (one torch.nn.Linear forward): the
+// Xeon hosts of DGX H100 (and, as estimates, of DGX B200 and B300) 13.48 us, the Grace hosts of GB200 and GB300
+// NVL72 racks 37.08 us; a node whose host is not published (DGX H200, the calibration rig's scenarios; A100,
+// A800, H800, RTX 4090 servers) is priced as this project's calibration hosts.
+TEST(ShippedHardware, NodesCarryTheirHostsSpeed) {
+  const auto host = [](const char* topology, int gpus) { return load_topology(topology, gpus).node().host_linear_forward; };
+  for (const char* t : {"dgx-h100", "dgx-h100-3tier", "dgx-h100-rail-only", "dgx-b200", "dgx-b300"}) {
+    EXPECT_EQ(host(t, 16), Time::ns(13'480)) << t;
+  }
+  EXPECT_EQ(host("gb200-nvl72", 64), Time::ns(37'080));
+  EXPECT_EQ(host("gb300-nvl72", 64), Time::ns(37'080));
+  for (const char* t : {"dgx-h200", "dgx-a100", "hgx-h800", "hgx-a800"}) EXPECT_EQ(host(t, 16), Time::zero()) << t;
 }
 
 }  // namespace

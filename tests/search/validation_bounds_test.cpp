@@ -126,9 +126,13 @@ TEST(Validation, MegatronBridgeH100MoeChecks) {
     const bool drops = std::find(r.assumptions.begin(), r.assumptions.end(),
                                  "token dropping at capacity factor 1.0 (padded)") != r.assumptions.end();
     EXPECT_EQ(drops, r.id == "c1" || r.id == "c4") << "row " << r.id;
+    // Megatron-Bridge runs its layers through Transformer Engine: 2.7x PyTorch's host work per call (since
+    // 2026-12-06, with the DGX H100 host's speed: 14.5%, c2 -1.2%).
+    EXPECT_NE(std::find(r.assumptions.begin(), r.assumptions.end(), "Transformer Engine's host work per launch (2.7x PyTorch's)"),
+              r.assumptions.end()) << "row " << r.id;
   }
   EXPECT_EQ(n, 5);
-  EXPECT_LE(sum / n, 0.17) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
+  EXPECT_LE(sum / n, 0.16) << "MAPE " << 100 * sum / n << "% over " << n << " rows";
 }
 
 // Megatron-Bridge's dense H100 runs of Llama 3 70B (64 GPUs) and Llama 3.1 405B (1,024 GPUs, CP 2) in fp8, three
