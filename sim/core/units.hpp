@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <compare>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <ostream>
@@ -44,6 +45,9 @@ class Time {
   constexpr Time& operator+=(Time o) noexcept { ns_ += o.ns_; return *this; }
   constexpr Time& operator-=(Time o) noexcept { ns_ -= o.ns_; return *this; }
   constexpr Time operator*(std::int64_t k) const noexcept { return Time{ns_ * k}; }
+  /// Not by a floating factor (the int64 overload would truncate it): scale with from_seconds(seconds() * k).
+  template <std::floating_point F>
+  Time operator*(F) const = delete;
   [[nodiscard]] constexpr double operator/(Time o) const noexcept {
     return static_cast<double>(ns_) / static_cast<double>(o.ns_);
   }

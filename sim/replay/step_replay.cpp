@@ -359,7 +359,8 @@ void StepReplay::pump_dp(int s) {
 
 void StepReplay::maybe_finish(int s) {
   Stage& st = stages_[static_cast<std::size_t>(s)];
-  if (st.finishing || st.next < st.order.size() || st.buckets_pending > 0 || st.buckets_unreleased > 0) return;
+  // A stage whose stream still waits for its last unit's send (blocking sends) has not finished that unit.
+  if (st.finishing || st.busy || st.next < st.order.size() || st.buckets_pending > 0 || st.buckets_unreleased > 0) return;
   st.finishing = true;
   st.optimizer_start = engine_.now();
   st.sums.dp_comm = st.optimizer_start - st.last_unit_end;

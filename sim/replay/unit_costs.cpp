@@ -110,7 +110,9 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   }
   u.hardware_flops = u.model_flops;
   u.clock_seconds = clock * u.compute.seconds();
-  u.issue = HostIssue::of(ops, stream, host_scaled(train_.host_launch_cost), train_.grouped_launch, host_scale_);
+  const Time launch = host_scale_ == 1.0 ? train_.host_launch_cost
+                                         : Time::from_seconds(train_.host_launch_cost.seconds() * host_scale_);
+  u.issue = HostIssue::of(ops, stream, launch, train_.grouped_launch, host_scale_);
   return u;
 }
 
@@ -176,8 +178,8 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
                      const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus,
                      Time host_linear_forward)
     : compute_(compute), pp_(p.pp), sm_count_(sm_count), plan_(p), train_(t) {
-  host_scale_ = t.framework_host_factor *
-                (host_linear_forward > Time::zero() ? host_linear_forward.seconds() / kCalibrationHostLinearForward.seconds() : 1.0);
+  host_speed_ = host_linear_forward > Time::zero() ? host_linear_forward.seconds() / kCalibrationHostLinearForward.seconds() : 1.0;
+  host_scale_ = t.framework_host_factor * host_speed_;
   const RankLayout layout(p);
   tp_group_ = GroupList{layout.tp_groups(0).front()};
   cp_groups_ = GroupList{layout.cp_groups(0)};

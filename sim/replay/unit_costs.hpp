@@ -63,12 +63,18 @@ class UnitCosts {
   UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute,
             const CollectiveEstimate& estimate, int sm_count, int node_gpus = 8,
             Time host_linear_forward = Time::zero());
-  /// Every eager host cost against the calibrated ones (eager PyTorch on this project's calibration hosts): the
-  /// framework's work per launch (TrainingConfig::framework_host_factor) times the node's host speed.
+  /// The node's host against the calibration hosts (NodeSpec::host_linear_forward over
+  /// kCalibrationHostLinearForward; 1 where the node's is not known): every host cost scales with it.
+  [[nodiscard]] double host_speed() const noexcept { return host_speed_; }
+  /// An eager launch against the calibrated one (eager PyTorch on the calibration hosts): the framework's work per
+  /// call (TrainingConfig::framework_host_factor) times host_speed(). It applies to a grouped operator's further
+  /// launches too: Transformer Engine's grouped GEMM does PyTorch work per expert (torch.split, two torch.empty per
+  /// GEMM: TE issue #1499) and ran 2x slower than a Python loop of F.linear on a B300 (TE issue #2939).
+  /// Megatron-Core's schedule nodes (its own Python, no TE module) scale with the host only (host_scaled).
   [[nodiscard]] double host_scale() const noexcept { return host_scale_; }
-  /// A calibrated host cost on this node and framework.
+  /// A calibrated host cost on this node's host.
   [[nodiscard]] Time host_scaled(Time t) const noexcept {
-    return host_scale_ == 1.0 ? t : Time::from_seconds(t.seconds() * host_scale_);
+    return host_speed_ == 1.0 ? t : Time::from_seconds(t.seconds() * host_speed_);
   }
 
   [[nodiscard]] const UnitCost& forward(int stage, int chunk) const { return fwd_[index(stage, chunk)]; }
@@ -129,6 +135,7 @@ class UnitCosts {
   std::vector<Time> optimizer_;
   ParallelPlan plan_;
   TrainingConfig train_;
+  double host_speed_ = 1.0;
   double host_scale_ = 1.0;
 };
 

@@ -540,7 +540,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // pass and after the optimizer step (--overlap-grad-reduce from 2023-08-16, --overlap-param-gather from
     // 2023-11-17, both opt-in). A row of another framework may state the same facts in its notes.
     const std::string ln = lower(notes);
-    const bool legacy = contains(fw, "Megatron-LM") &&
+    const bool legacy = contains(fw, "Megatron-LM") && !nemo && !contains(fw, "Megatron-Core") &&
                         (contains(fw, "2021") || contains(fw, "2022") || contains(fw, "2023"));
     if ((legacy && !contains(ln, "flash")) || contains(ln, "attention unfused")) {
       if (tr.attention != AttentionKernel::unfused) assumptions.push_back("unfused attention (Megatron-LM's default then)");
@@ -600,6 +600,8 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   if (choose_layout || choose_batching) {
     // No schedule the row does not state: DualPipe only where it says so.
     PlanFilter keep = [](const ParallelPlan& q, const Overlap&) { return q.schedule != PipelineSchedule::dualpipe; };
+    // A framework that does not overlap DP communication (legacy Megatron-LM) keeps it exposed in every plan.
+    const bool dp_exposed = !tr.overlap.grad_reduce;
     if (choose_layout && (contains(fw, "Megatron") || nemo)) {
       // Megatron-Core shards optimizer state (its distributed optimizer, ZeRO-1) and nothing more.
       keep = [ep_comm = tr.overlap.ep_comm](const ParallelPlan& q, const Overlap& o) {
@@ -611,6 +613,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       keep = [given = p, tp_comm = tr.overlap.tp_comm, ep_comm = tr.overlap.ep_comm](const ParallelPlan& q, const Overlap& o) {
         return q.tp == given.tp && q.pp == given.pp && q.cp == given.cp && q.dp == given.dp && q.zero_stage == 3 &&
                q.schedule == given.schedule && (tp_comm || !o.tp_comm) && (ep_comm || !o.ep_comm);
+      };
+    }
+    if (dp_exposed) {
+      keep = [inner = std::move(keep)](const ParallelPlan& q, const Overlap& o) {
+        return inner(q, o) && !o.grad_reduce && !o.param_gather;
       };
     }
     const auto how = choose(sc, keep);

@@ -89,8 +89,9 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
       m4.hybrid_pattern = std::string(4, model.hybrid_pattern.front());
     }
     m2.dense_layers = m4.dense_layers = 0;
-    const UnitCosts u2(m2, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
-    const UnitCosts u4(m4, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus);
+    const Time host = sc_.topology.node().host_linear_forward;
+    const UnitCosts u2(m2, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus, host);
+    const UnitCosts u4(m4, p, t, *kernels_, estimate, sc_.profile.gpu.sm_count, node_gpus, host);
     LayerCost lc;
     lc.f = u4.forward(0, 0).total() - u2.forward(0, 0).total();
     lc.b = u4.backward(0, 0).total() - u2.backward(0, 0).total();

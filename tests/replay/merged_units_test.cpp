@@ -221,10 +221,11 @@ TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
   EXPECT_NE(message().find("expert parallelism"), std::string::npos) << message();
 }
 
-// The host's speed and the framework's work per call scale every eager host cost: a node whose host runs the
-// yardstick in 13.48 us (a DGX H100's Xeon) with Transformer Engine's 2.7x work per call costs 2.7 x 13.48 / 29.9
-// = 1.217x the calibrated hosts' (eager PyTorch); an unknown host is priced as those. The units' host time and
-// the merged pair's per-node cost scale with it.
+// The host's speed scales every host cost, and the framework's work per call every launch: a node whose host runs
+// the yardstick in 13.48 us (a DGX H100's Xeon) is 13.48 / 29.9 = 0.451x the calibration hosts; with Transformer
+// Engine's 2.7x work per call a launch (an operator's, or a grouped operator's further ones) costs 1.217x the
+// calibrated one, while the merged schedule's nodes (Megatron-Core's Python) cost 0.451x. An unknown host is
+// priced as the calibration hosts.
 TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
   const ModelSpec m = tiny_moe(4);
   const ParallelPlan p = interleaved_ep8();
@@ -240,11 +241,14 @@ TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
   TrainingConfig te = t;
   te.framework_host_factor = kTransformerEngineHostFactor;
   const UnitCosts dgx(m, p, te, compute, estimate, 132, 8, Time::us(13.48));
+  EXPECT_NEAR(dgx.host_speed(), 13.48 / 29.9, 1e-12);
   EXPECT_NEAR(dgx.host_scale(), 2.7 * 13.48 / 29.9, 1e-12);
-  EXPECT_EQ(UnitCosts(m, p, te, compute, estimate, 132, 8).host_scale(), 2.7);  // unknown host: the calibration's
-  // Every launch (the operator's own and a native loop's further ones) scales, so the host time scales exactly.
+  const UnitCosts unknown(m, p, te, compute, estimate, 132, 8);  // unknown host: the calibration hosts'
+  EXPECT_EQ(unknown.host_speed(), 1.0);
+  EXPECT_EQ(unknown.host_scale(), 2.7);
+  // Every launch scales by host_scale, so the unit's host time does.
   EXPECT_NEAR(dgx.forward(0, 0).host.seconds(), calibrated.forward(0, 0).host.seconds() * dgx.host_scale(), 1e-8);
-  EXPECT_EQ(dgx.host_scaled(kScheduleNodeHost), Time::from_seconds(kScheduleNodeHost.seconds() * dgx.host_scale()));
+  EXPECT_EQ(dgx.host_scaled(kScheduleNodeHost), Time::from_seconds(kScheduleNodeHost.seconds() * dgx.host_speed()));
 }
 
 }  // namespace

@@ -262,5 +262,28 @@ TEST(StepReplay, InterleavedSendsOverlapUnlessTheFrameworkBlocks) {
   EXPECT_LE(blocking - overlapped, Time::ms(32));
 }
 
+// The same 1F1B pipeline with two data-parallel replicas: a stage whose stream still waits for its last send
+// has not finished, so its DP reduction and optimizer come after that send, and no part of the breakdown goes
+// negative (a gradient bucket done before the send used to start the optimizer early).
+TEST(StepReplay, AStageWaitingForItsLastSendHasNotFinished) {
+  DpFixture f;
+  f.model.layers = 4;
+  f.plan.dp = 2;
+  f.plan.pp = 2;
+  f.train.global_batch = 8;  // 4 micro-batches per replica
+  f.train.grad_bucket_bytes = 1'000'000'000;  // one bucket per stage
+  DelayFabric fabric(f.engine, Time::ms(1));
+  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
+  StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
+  const StepResult r = replay.run();
+  // Stage 0's last backward ends at 208.8 ms (above); its bucket, released at its end, takes 1 ms, then the
+  // optimizer 0.1 ms.
+  EXPECT_EQ(r.step_time, Time::us(209'900));
+  for (const StepBreakdown& b : {r.breakdown, r.busiest}) {
+    EXPECT_GE(b.pipeline_wait, Time::zero());
+    EXPECT_GE(b.dp_comm, Time::zero());
+  }
+}
+
 }  // namespace
 }  // namespace cs
