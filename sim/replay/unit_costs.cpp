@@ -110,9 +110,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   }
   u.hardware_flops = u.model_flops;
   u.clock_seconds = clock * u.compute.seconds();
-  const Time launch = host_scale_ == 1.0 ? train_.host_launch_cost
-                                         : Time::from_seconds(train_.host_launch_cost.seconds() * host_scale_);
-  u.issue = HostIssue::of(ops, stream, launch, train_.grouped_launch, host_scale_);
+  u.issue = HostIssue::of(ops, stream, scaled(train_.host_launch_cost, host_scale_), train_.grouped_launch, host_scale_);
   return u;
 }
 

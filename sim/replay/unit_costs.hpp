@@ -73,9 +73,7 @@ class UnitCosts {
   /// Megatron-Core's schedule nodes (its own Python, no TE module) scale with the host only (host_scaled).
   [[nodiscard]] double host_scale() const noexcept { return host_scale_; }
   /// A calibrated host cost on this node's host.
-  [[nodiscard]] Time host_scaled(Time t) const noexcept {
-    return host_speed_ == 1.0 ? t : Time::from_seconds(t.seconds() * host_speed_);
-  }
+  [[nodiscard]] Time host_scaled(Time t) const noexcept { return scaled(t, host_speed_); }
 
   [[nodiscard]] const UnitCost& forward(int stage, int chunk) const { return fwd_[index(stage, chunk)]; }
   [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
@@ -135,6 +133,8 @@ class UnitCosts {
   std::vector<Time> optimizer_;
   ParallelPlan plan_;
   TrainingConfig train_;
+  /// `t` times `k`, exactly `t` where `k` is 1 (no rounding through seconds).
+  [[nodiscard]] static Time scaled(Time t, double k) noexcept { return k == 1.0 ? t : Time::from_seconds(t.seconds() * k); }
   double host_speed_ = 1.0;
   double host_scale_ = 1.0;
 };

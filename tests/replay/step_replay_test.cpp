@@ -26,9 +26,11 @@ struct DpFixture {
     train.global_batch = 16;  // 2 micro-batches per replica
     train.grad_bucket_bytes = 5'000'000;
   }
-  StepResult run() {
+  /// The step, its in-unit collectives priced on the ring and its transfers replayed on `replay_fabric` (the ring
+  /// where none is given).
+  StepResult run(CollectiveModel* replay_fabric = nullptr) {
     const UnitCosts costs(model, plan, train, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
-    StepReplay replay(model, plan, train, costs, fabric, engine);
+    StepReplay replay(model, plan, train, costs, replay_fabric ? *replay_fabric : fabric, engine);
     return replay.run();
   }
 };
@@ -195,9 +197,7 @@ TEST(StepReplay, OneFOneBPipelineMatchesHandCalculation) {
   f.plan.pp = 2;
   f.train.global_batch = 4;
   InstantFabric fabric(f.engine);
-  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
-  StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
-  const StepResult r = replay.run();
+  const StepResult r = f.run(&fabric);
   EXPECT_EQ(r.step_time, Time::us(203'900));
   EXPECT_EQ(r.critical_stage, 0);
   // Stage 0 finishes last, but stage 1 is the bottleneck: busy 4 x 41.4 = 165.6 ms of kernels and the 0.1 ms
@@ -233,9 +233,7 @@ TEST(StepReplay, OneFOneBStageWaitsForItsSends) {
   f.plan.pp = 2;
   f.train.global_batch = 4;
   DelayFabric fabric(f.engine, Time::ms(1));
-  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
-  StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
-  EXPECT_EQ(replay.run().step_time, Time::us(208'900));
+  EXPECT_EQ(f.run(&fabric).step_time, Time::us(208'900));
 }
 
 // An interleaved pipeline (2 stages x 2 chunks of one layer, 8 micro-batches) with 1 ms transfers: with its
@@ -253,9 +251,7 @@ TEST(StepReplay, InterleavedSendsOverlapUnlessTheFrameworkBlocks) {
     f.train.global_batch = 8;
     f.train.overlap.pp_comm = overlap;
     DelayFabric fabric(f.engine, Time::ms(1));
-    const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
-    StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
-    return replay.run().step_time;
+    return f.run(&fabric).step_time;
   };
   const Time overlapped = step(true), blocking = step(false);
   EXPECT_GT(blocking, overlapped);
@@ -273,9 +269,7 @@ TEST(StepReplay, AStageWaitingForItsLastSendHasNotFinished) {
   f.train.global_batch = 8;  // 4 micro-batches per replica
   f.train.grad_bucket_bytes = 1'000'000'000;  // one bucket per stage
   DelayFabric fabric(f.engine, Time::ms(1));
-  const UnitCosts costs(f.model, f.plan, f.train, f.compute, [&](const CollectiveRequest& r) { return f.fabric.duration(r); }, 132);
-  StepReplay replay(f.model, f.plan, f.train, costs, fabric, f.engine);
-  const StepResult r = replay.run();
+  const StepResult r = f.run(&fabric);
   // Stage 0's last backward ends at 208.8 ms (above); its bucket, released at its end, takes 1 ms, then the
   // optimizer 0.1 ms.
   EXPECT_EQ(r.step_time, Time::us(209'900));
