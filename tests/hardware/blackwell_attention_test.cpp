@@ -1,0 +1,115 @@
+// The Blackwell profiles' fused attention (datasheet profiles: useful FLOPs over the bf16 peak times one
+// attention_efficiency, taken from a different cuDNN measurement) against cuDNN's own published SDPA training
+// benchmark on a GB200 and a GB300 (data/checks/cudnn_sdpa_blackwell.csv: DeepSeek-V3's 192/128-wide heads,
+// Llama 3.1 405B's grouped 128-wide heads, GPT-OSS's 128-token window; 2,048-32,768 tokens; forward and
+// backward). The benchmark times short bursts, so the shapes are priced at the published (burst) rates
+// (RooflineCostModel), not at the clock a busy GPU holds under its power limit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/hardware/compute_cost_model.hpp"
+#include "sim/hardware/device_profile.hpp"
+#include "sim/hardware/roofline_cost_model.hpp"
+
+namespace cs {
+namespace {
+
+struct SdpaRow {
+  std::string gpu, shape, dtype, pass;
+  std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, d_qk = 0, d_vo = 0, window = 0;
+  double ms = 0;
+};
+
+std::vector<SdpaRow> published_rows() {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/data/checks/cudnn_sdpa_blackwell.csv");
+  std::vector<SdpaRow> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::stringstream s(line);
+    std::vector<std::string> f;
+    for (std::string cell; std::getline(s, cell, ',');) f.push_back(cell);
+    if (f.size() != 12) continue;
+    SdpaRow r{f[0], f[1], f[2], f[3]};
+    r.batch = std::stoll(f[4]), r.seq = std::stoll(f[5]), r.heads = std::stoll(f[6]), r.kv_heads = std::stoll(f[7]);
+    r.d_qk = std::stoll(f[8]), r.d_vo = std::stoll(f[9]), r.window = std::stoll(f[10]), r.ms = std::stod(f[11]);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// The shape as the simulator builds it (layer_ops.cpp): one head width, the FLOP-equivalent (qk + v) / 2.
+AttentionShape shape_of(const SdpaRow& r) {
+  AttentionShape a{r.batch, r.heads, r.kv_heads, r.seq, r.seq, (r.d_qk + r.d_vo) / 2, true, r.pass == "bwd",
+                   DType::bf16};
+  a.window = r.window;
+  return a;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+TEST(BlackwellAttention, PublishedCudnnBenchmarkIsRead) {
+  const std::vector<SdpaRow> rows = published_rows();
+  ASSERT_EQ(rows.size(), 180u);  // 3 shapes x 2 GPUs x 3 formats x 5 lengths x 2 passes
+  std::map<std::string, int> per_format;
+  for (const SdpaRow& r : rows) ++per_format[r.dtype];
+  EXPECT_EQ(per_format["bfloat16"], 60);
+  EXPECT_EQ(per_format["fp8"], 60);
+  EXPECT_EQ(per_format["mxfp8"], 60);
+}
+
+// The 16-bit rows of full causal attention (DeepSeek-V3's and Llama's heads). One efficiency for both passes
+// prices a training step's forward-plus-backward pair within 30% of cuDNN's time (median 11.6%): at 4,096-
+// 32,768 tokens within 13.5% on the GB200 and 28.4% on the GB300, at 2,048 tokens 14-30% fast. The passes
+// apart are further off: cuDNN's forward reaches 0.56-0.80 of the bf16 peak and its backward 0.41-0.60, where
+// the profiles hold 0.5 for both (docs/validation.md, "Blackwell attention against cuDNN's benchmark"), so a
+// forward is priced from 13% fast to 59% slow and a backward from 35% fast to 21% slow. These bounds hold what
+// the model does now; they are not a claim that it is right per pass.
+TEST(BlackwellAttention, SixteenBitFullAttentionMatchesCudnnsBenchmark) {
+  const std::vector<SdpaRow> rows = published_rows();
+  std::map<std::string, std::unique_ptr<RooflineCostModel>> models;
+  for (const char* gpu : {"gb200", "gb300"}) {
+    models[gpu] = std::make_unique<RooflineCostModel>(find_device_profile(gpu));
+  }
+  std::map<std::string, std::pair<double, double>> pairs;  // gpu/shape/seq -> (predicted, measured) fwd + bwd
+  std::vector<double> pair_errors;
+  for (const SdpaRow& r : rows) {
+    if (r.dtype != "bfloat16" || r.window != 0) continue;
+    const double predicted = models.at(r.gpu)->attention(shape_of(r)).seconds() * 1e3;
+    const double error = predicted / r.ms - 1.0;
+    std::printf("%s %-8s seq %6lld %s: cuDNN %8.3f ms, model %8.3f ms (%+.1f%%)\n", r.gpu.c_str(), r.shape.c_str(),
+                static_cast<long long>(r.seq), r.pass.c_str(), r.ms, predicted, 100.0 * error);
+    EXPECT_LT(std::abs(error), 0.6) << r.gpu << " " << r.shape << " " << r.seq << " " << r.pass;
+    auto& p = pairs[r.gpu + "/" + r.shape + "/" + std::to_string(r.seq)];
+    p.first += predicted;
+    p.second += r.ms;
+  }
+  ASSERT_EQ(pairs.size(), 20u);
+  for (const auto& [key, p] : pairs) {
+    const double error = p.first / p.second - 1.0;
+    pair_errors.push_back(std::abs(error));
+    std::printf("%s forward + backward: %+.1f%%\n", key.c_str(), 100.0 * error);
+    EXPECT_LT(std::abs(error), 0.3) << key;
+  }
+  EXPECT_LT(median(pair_errors), 0.12);
+}
+
+}  // namespace
+}  // namespace cs
