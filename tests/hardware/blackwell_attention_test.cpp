@@ -9,15 +9,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/hardware/roofline_cost_model.hpp"
+#include "sim/input/csv_table.hpp"
 
 namespace cs {
 namespace {
@@ -29,23 +28,14 @@ struct SdpaRow {
 };
 
 std::vector<SdpaRow> published_rows() {
-  std::ifstream in(std::string(CS_SOURCE_DIR) + "/data/checks/cudnn_sdpa_blackwell.csv");
+  const CsvTable t = CsvTable::load(std::string(CS_SOURCE_DIR) + "/data/checks/cudnn_sdpa_blackwell.csv");
   std::vector<SdpaRow> rows;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::stringstream s(line);
-    std::vector<std::string> f;
-    for (std::string cell; std::getline(s, cell, ',');) f.push_back(cell);
-    if (f.size() != 12) continue;
-    SdpaRow r{f[0], f[1], f[2], f[3]};
-    r.batch = std::stoll(f[4]), r.seq = std::stoll(f[5]), r.heads = std::stoll(f[6]), r.kv_heads = std::stoll(f[7]);
-    r.d_qk = std::stoll(f[8]), r.d_vo = std::stoll(f[9]), r.window = std::stoll(f[10]), r.ms = std::stod(f[11]);
+  for (const CsvTable::Row& row : t.rows()) {
+    const auto whole = [&](const char* name) { return std::stoll(t.cell(row, name)); };
+    SdpaRow r{t.cell(row, "gpu"), t.cell(row, "shape"), t.cell(row, "data_type"), t.cell(row, "pass")};
+    r.batch = whole("batch"), r.seq = whole("seq"), r.heads = whole("heads"), r.kv_heads = whole("kv_heads");
+    r.d_qk = whole("head_dim_qk"), r.d_vo = whole("head_dim_vo"), r.window = whole("window");
+    r.ms = std::stod(t.cell(row, "time_ms"));
     rows.push_back(r);
   }
   return rows;
