@@ -11,6 +11,7 @@
 #include <random>
 
 #include "calibrate/fit/gpt_step_estimate.hpp"
+#include "temp_path.hpp"
 
 namespace cs::fit {
 namespace {
@@ -105,7 +106,7 @@ TEST(CalibrationFitter, FitsHoldsOutAQuarterAndWritesALoadableProfile) {
   EXPECT_EQ(r.profile.gpu.memory, base.gpu.memory);
 
   // Written and read back, the profile predicts what the fit predicted.
-  const auto path = (std::filesystem::temp_directory_path() / "cs_synthetic_profile.yaml").string();
+  const auto path = cs::testing::temp_file("synthetic_profile", ".yaml").string();
   {
     std::ofstream out(path);
     write_device_profile(out, r.profile);
@@ -132,7 +133,7 @@ TEST(CalibrationFitter, TakesTheMemoryTheCalibratedGpuReported) {
   const FitResult r = fit_calibration(base, samples, opt);
   EXPECT_EQ(base.gpu.memory, Bytes{80e9});
   EXPECT_EQ(r.profile.gpu.memory, Bytes{85017493504.0});
-  const auto path = (std::filesystem::temp_directory_path() / "cs_synthetic_memory_profile.yaml").string();
+  const auto path = cs::testing::temp_file("synthetic_memory_profile", ".yaml").string();
   {
     std::ofstream out(path);
     write_device_profile(out, r.profile);

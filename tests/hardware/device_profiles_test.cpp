@@ -14,6 +14,7 @@
 #include "sim/hardware/fitted_cost_model.hpp"
 #include "sim/hardware/roofline_cost_model.hpp"
 #include "sim/input/input_node.hpp"
+#include "temp_path.hpp"
 
 namespace cs {
 namespace {
@@ -144,7 +145,7 @@ std::string measured_profile(const std::string& extra) {
 }
 
 DeviceProfile load_text(const std::string& text) {
-  const auto path = (std::filesystem::temp_directory_path() / "cs_profile_test.yaml").string();
+  const auto path = cs::testing::temp_file("profile_test", ".yaml").string();
   std::ofstream(path) << text;
   return load_device_profile(path);
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "temp_path.hpp"
 
 namespace cs {
 namespace {
@@ -30,7 +31,7 @@ training:
 )";
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / ("cs_scenario_test_" + name + ".yaml");
+  const auto path = cs::testing::temp_file("scenario_test_" + name, ".yaml");
   std::ofstream(path, std::ios::binary) << text;
   return path.string();
 }

@@ -11,14 +11,13 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "temp_path.hpp"
 
 namespace cs {
 namespace {
 
 std::string temp_db(const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() / ("cs_store_test_" + name + ".db");
-  std::filesystem::remove(p);
-  return p.string();
+  return cs::testing::temp_file("store_test_" + name, ".db").string();
 }
 
 CalibrationRun run_info() {

@@ -1,7 +1,7 @@
 // The results database: rows keyed by content hash, refusal of foreign, newer or damaged files (untouched).
 #include <gtest/gtest.h>
 
-#include "temp_dir.hpp"
+#include "temp_path.hpp"
 #include <sqlite3.h>
 
 #include <filesystem>

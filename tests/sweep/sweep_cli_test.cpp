@@ -2,7 +2,7 @@
 // shards + merge, the Slurm array script, mpirun -np 2, and bad input refused with exit status 2.
 #include <gtest/gtest.h>
 
-#include "temp_dir.hpp"
+#include "temp_path.hpp"
 #include <signal.h>
 #include <fcntl.h>
 #include <sys/wait.h>
