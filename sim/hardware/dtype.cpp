@@ -5,9 +5,9 @@
 
 namespace cs {
 namespace {
-constexpr std::array<std::pair<DType, std::string_view>, 6> kNames{{
+constexpr std::array<std::pair<DType, std::string_view>, 7> kNames{{
     {DType::fp32, "fp32"}, {DType::tf32, "tf32"}, {DType::bf16, "bf16"}, {DType::fp16, "fp16"}, {DType::fp8, "fp8"},
-    {DType::fp4, "fp4"},
+    {DType::mxfp8, "mxfp8"}, {DType::fp4, "fp4"},
 }};
 }  // namespace
 

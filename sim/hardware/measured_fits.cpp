@@ -123,7 +123,7 @@ EfficiencySurface parse_surface(const InputNode& n, std::size_t dims, std::size_
 
 DType dtype_key(const InputNode& parent, const std::string& key) {
   DType t{};
-  if (!parse_dtype(key, t)) parent.at(key).fail("unknown format \"" + key + "\" (fp32, tf32, bf16, fp16, fp8, fp4)");
+  if (!parse_dtype(key, t)) parent.at(key).fail("unknown format \"" + key + "\" (fp32, tf32, bf16, fp16, fp8, mxfp8, fp4)");
   return t;
 }
 
@@ -148,7 +148,7 @@ std::vector<std::string> keys_of(const InputNode& map, std::initializer_list<con
 
 MeasuredFits parse_measured_fits(const InputNode& root) {
   MeasuredFits f;
-  const auto formats = {"fp32", "tf32", "bf16", "fp16", "fp8", "fp4"};
+  const auto formats = {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "fp4"};
   const auto parse_gemm = [](const InputNode& n) {
       GemmFit fit;
       const auto tile = numbers(n.at("tile"));

@@ -3,7 +3,7 @@
 namespace cs {
 namespace {
 
-constexpr DType kFormats[] = {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8, DType::fp4};
+constexpr DType kFormats[] = {DType::fp32, DType::tf32, DType::bf16, DType::fp16, DType::fp8, DType::mxfp8, DType::fp4};
 
 const ParamTable<GpuSpec>& peak_params() {
   static const ParamTable<GpuSpec> t = [] {

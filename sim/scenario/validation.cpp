@@ -420,15 +420,16 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     skip = "precision \"" + cell("precision") + "\": only NVFP4 is modelled among 4-bit formats";
     return std::nullopt;
   }
-  // MXFP8 (Blackwell's block-scaled fp8: "MXFP8", "FP8-MX") is fp8 whose per-block scales the tensor cores apply.
-  // Its cast finds each 32-element block's scale and casts in one pass (no separate amax pass, as current
-  // scaling has), writing a row-wise and a column-wise copy with their scales: priced as delayed scaling's cast.
+  // MXFP8 (Blackwell's block-scaled fp8: "MXFP8", "FP8-MX"): fp8 whose per-block scales the tensor cores apply,
+  // at the block-scaled kernels' own rate (DType::mxfp8). Its cast finds each 32-element block's scale and casts
+  // in one pass (no separate amax pass, as current scaling has), writing a row-wise and a column-wise copy.
   const bool mxfp8 = contains(prec, "mxfp8") || contains(prec, "fp8-mx");
-  tr.precision = nvfp4 ? DType::fp4
-                 : prec.starts_with("fp8") || contains(prec, " fp8") || mxfp8 ? DType::fp8
+  tr.precision = nvfp4   ? DType::fp4
+                 : mxfp8 ? DType::mxfp8
+                 : prec.starts_with("fp8") || contains(prec, " fp8") ? DType::fp8
                  : contains(prec, "fp16") && !contains(prec, "bf16") ? DType::fp16 : DType::bf16;
-  if (mxfp8) assumptions.push_back("MXFP8: fp8 GEMMs, one-pass block-scaled casts");
-  if (tr.precision == DType::fp8) {
+  if (mxfp8) assumptions.push_back("MXFP8: block-scaled fp8 GEMMs, one-pass casts");
+  if (tr.precision == DType::fp8 || tr.precision == DType::mxfp8) {
     if (!mxfp8 && (contains(prec, "fp8-cs") || contains(prec, "current"))) tr.fp8_recipe = Fp8Recipe::current;
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
     tr.fp8_params = contains(prec, "fp8 params") || nemo;

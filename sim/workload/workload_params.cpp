@@ -50,7 +50,7 @@ const EnumTable<DType>& optimizer_dtype_names() {
 
 const EnumTable<DType>& precision_names() {
   static const EnumTable<DType> t{{DType::fp32, "fp32"}, {DType::tf32, "tf32"}, {DType::bf16, "bf16"},
-                                  {DType::fp16, "fp16"}, {DType::fp8, "fp8"}, {DType::fp4, "fp4"}};
+                                  {DType::fp16, "fp16"}, {DType::fp8, "fp8"}, {DType::mxfp8, "mxfp8"}, {DType::fp4, "fp4"}};
   return t;
 }
 
@@ -301,11 +301,12 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("seq_len", &TrainingConfig::seq_len,
             {.help = "tokens per sequence", .positive = true, .default_text = "the model's seq_len"});
     p.choice("precision", &TrainingConfig::precision, precision_names(),
-             {.help = "GEMM precision (fp8 and fp4 add cast kernels; attention stays 16-bit; fp4 is NVFP4, "
+             {.help = "GEMM precision (fp8, mxfp8 and fp4 add cast kernels; attention stays 16-bit; mxfp8 is "
+                      "Blackwell's block-scaled fp8, an E8M0 scale per 32 elements, cast in one pass; fp4 is NVFP4, "
                       "Blackwell: E2M1 with an E4M3 scale per 16 elements and a per-tensor amax pass)"});
     p.choice("fp8_recipe", &TrainingConfig::fp8_recipe, fp8_recipe_names(),
              {.help = "Transformer Engine fp8 scaling: delayed (amax history) or current (per-tensor amax just "
-                      "before each cast, one more read)"});
+                      "before each cast, one more read); precision fp8 only"});
     p.field("fp8_params", &TrainingConfig::fp8_params,
             {.help = "weights stored in the GEMM format (TE fp8_model_init / NeMo fp8 or fp4 param gather): a "
                      "1-byte (fp8) or 0.5625-byte (fp4) working copy, no per-step weight cast"});

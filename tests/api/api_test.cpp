@@ -40,7 +40,7 @@ TEST(Api, CheckValueGivesTheScenarioLoadersMessage) {
   EXPECT_EQ(api::check_value(InputKind::scenario, "facility.cooling.pue", "0.9"), "must lie in [1, 3]");
   EXPECT_EQ(api::check_value(InputKind::scenario, "cluster.gpus", "-8"), "must be a positive whole number");
   EXPECT_EQ(api::check_value(InputKind::scenario, "training.precision", "int4"),
-            "must be fp32, tf32, bf16, fp16, fp8 or fp4, got \"int4\"");
+            "must be fp32, tf32, bf16, fp16, fp8, mxfp8 or fp4, got \"int4\"");
   EXPECT_EQ(api::check_value(InputKind::scenario, "cluster.colour", "red"), "unknown key");
   EXPECT_TRUE(api::check_value(InputKind::scenario, "facility.power.gpu_power_cap", "700").has_value())
       << "a power without a unit is refused";
@@ -80,7 +80,7 @@ TEST(Api, JsonSchemaOfScenariosListsSectionsAndRequiredKeys) {
   EXPECT_EQ(j["additionalProperties"], false);
   EXPECT_TRUE(j["properties"].contains("facility"));
   EXPECT_EQ(j["properties"]["facility"]["properties"]["cooling"]["properties"]["pue"]["minimum"], 1.0);
-  EXPECT_EQ(j["properties"]["training"]["properties"]["precision"]["enum"].size(), 6u);
+  EXPECT_EQ(j["properties"]["training"]["properties"]["precision"]["enum"].size(), 7u);
   const auto& req = j["required"];
   EXPECT_NE(std::find(req.begin(), req.end(), "format_version"), req.end());
   EXPECT_NE(std::find(req.begin(), req.end(), "cluster"), req.end());

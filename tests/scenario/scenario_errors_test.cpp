@@ -87,6 +87,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_precision", edit("  micro_batch: 1\n", "  micro_batch: 1\n  precision: int4\n"), "training.precision: must be fp32"},
         BadCase{"fp4_on_hopper", edit("  micro_batch: 1\n", "  micro_batch: 1\n  precision: fp4\n"),
                 "training.precision: NVIDIA H100 SXM5 80GB has no fp4 peak"},
+        BadCase{"mxfp8_on_hopper", edit("  micro_batch: 1\n", "  micro_batch: 1\n  precision: mxfp8\n"),
+                "training.precision: NVIDIA H100 SXM5 80GB has no mxfp8 peak"},
         BadCase{"wrong_unit", edit("  micro_batch: 1\n", "  micro_batch: 1\n  grad_bucket: 40GB/s\n"), "training.grad_bucket: unknown size unit \"GB/s\""},
         BadCase{"negative_host_cost", edit("  micro_batch: 1\n", "  micro_batch: 1\n  host_launch_cost: -5us\n"), "training.host_launch_cost:"},
         BadCase{"host_cost_no_unit", edit("  micro_batch: 1\n", "  micro_batch: 1\n  host_launch_cost: 32\n"), "training.host_launch_cost: \"32\" has no unit"},
