@@ -429,6 +429,13 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
                  : prec.starts_with("fp8") || contains(prec, " fp8") ? DType::fp8
                  : contains(prec, "fp16") && !contains(prec, "bf16") ? DType::fp16 : DType::bf16;
   if (mxfp8) assumptions.push_back("MXFP8: block-scaled fp8 GEMMs, one-pass casts");
+  // FP8 block scaling (DeepSeek-style 1x128 / 128x128 scales) runs natively on Hopper; on Blackwell Transformer
+  // Engine emulates it with MXFP8 kernels (its GEMM profiling guide, TE PR #2863), so a part with MXFP8 tensor
+  // cores prices it as MXFP8.
+  if (tr.precision == DType::fp8 && contains(prec, "block") && find_device_profile(profile).gpu.peak.count(DType::mxfp8) > 0) {
+    tr.precision = DType::mxfp8;
+    assumptions.push_back("FP8 block scaling on Blackwell: MXFP8 kernels (Transformer Engine emulates it with them)");
+  }
   if (tr.precision == DType::fp8 || tr.precision == DType::mxfp8) {
     if (!mxfp8 && (contains(prec, "fp8-cs") || contains(prec, "current"))) tr.fp8_recipe = Fp8Recipe::current;
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.

@@ -202,6 +202,33 @@ TEST(Validation, BlockScaledFp8IsItsOwnFormatAndFp4NeedsAnFp4Part) {
   EXPECT_TRUE(rows[9].fp8);  // a quantised recipe, for the error bands
 }
 
+// FP8 block scaling runs natively on Hopper but as MXFP8 kernels on Blackwell (Transformer Engine emulates it
+// there): a B200 row in blockwise fp8 is priced as MXFP8, an H100 row as fp8.
+TEST(Validation, BlockwiseFp8RunsAsMxfp8OnBlackwell) {
+  std::string csv = header();
+  int id = 0;
+  for (const char* hw : {"B200 (DGX-B200)", "H100-SXM5-80GB"}) {
+    for (const char* prec : {"FP8 (blockwise)", "MXFP8", "FP8"}) {
+      csv += row(testing::edited(testing::small_gpt_row(),
+                                 {{"row_id", std::to_string(++id)}, {"precision", prec}, {"hardware", hw}}));
+    }
+  }
+  const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
+  ASSERT_EQ(rows.size(), 6u);
+  const auto said = [](const ValidationRow& r) {
+    return std::find(r.assumptions.begin(), r.assumptions.end(),
+                     "FP8 block scaling on Blackwell: MXFP8 kernels (Transformer Engine emulates it with them)") !=
+           r.assumptions.end();
+  };
+  for (int i : {0, 1, 2, 3, 5}) ASSERT_FALSE(rows[static_cast<std::size_t>(i)].skipped.has_value()) << i;
+  EXPECT_TRUE(said(rows[0]));
+  EXPECT_DOUBLE_EQ(rows[0].predicted_step_s(), rows[1].predicted_step_s());
+  EXPECT_GT(rows[0].predicted_step_s(), rows[2].predicted_step_s());
+  EXPECT_FALSE(said(rows[3]));
+  EXPECT_DOUBLE_EQ(rows[3].predicted_step_s(), rows[5].predicted_step_s());
+  ASSERT_TRUE(rows[4].skipped.has_value());  // MXFP8 on an H100
+}
+
 // NVFP4 on Blackwell (profiles with an fp4 peak): every linear layer's GEMMs run at the fp4 peak times its
 // efficiency, and each input is cast with a per-tensor amax pass, while attention, norms and the other
 // bandwidth-bound kernels stay as they are. So a B200 step in NVFP4 is faster than in MXFP8, but by less than

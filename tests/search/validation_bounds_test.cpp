@@ -184,8 +184,8 @@ TEST(Validation, GptOssRowsRunWithTheirSlidingWindow) {
 // Qwen3-30B-A3B runs that Megatron-Bridge's issue #1998 calls a 2x regression and GPT-OSS stay fast. The dense
 // rows are held within 12% each and 7% mean; the rest must run and fit, with the MAPE as a regression guard
 // (44.5%; 43.6% with each release's recipe facts; 35.9% with the power-cap model; 28.8% since the host's speed and
-// Transformer Engine's host work are priced, 2026-12-06; 28.7% with Blackwell's measured fp8 and MXFP8 kernel
-// rates, dense 5.3% -> 2.4%).
+// Transformer Engine's host work are priced, 2026-12-06; 28.6% with Blackwell's measured fp8 and MXFP8 kernel
+// rates and blockwise fp8 run as MXFP8, dense 5.3% -> 2.3%).
 TEST(Validation, MegatronBridgeB200Checks) {
   const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_b200.csv";
   const auto rows = validate_as_cli(csv);
@@ -288,9 +288,9 @@ TEST(Validation, MlperfTrainingChecks) {
 // 12%); 15.6% once 49 rows carry their release's recipe facts (the graphed 26.06-26.08 MoE recipes within 10%,
 // GPT-OSS with its unmodelled fused expert MLP and fp8 attention up to 110% fast); 12.8% once GPT-OSS's unfused
 // RoPE and expert-bias loop are priced (2026-12-06); 10.6% once the Grace host's speed and Transformer Engine's host
-// work are priced (eager Qwen3-30B-A3B and GPT-OSS rows closer); 11.0% with Blackwell's measured fp8 and MXFP8
-// kernel rates (TE's GEMM profiling guide: the 405B rows from -4..-12% to -6..+3%, the 70B and 8B ones from -1..+7% to
-// +7..+15%; dense 5.5% -> 6.8%). One row's layout is inconsistent (DeepSeek-V3 25.09
+// work are priced (eager Qwen3-30B-A3B and GPT-OSS rows closer); 10.9% with Blackwell's measured fp8 and MXFP8
+// kernel rates and blockwise fp8 run as MXFP8 (TE's GEMM profiling guide: the 405B rows from -4..-12% to -6..+3%, the 70B and 8B ones from -1..+7% to
+// +7..+15%; dense 5.5% -> 6.5%). One row's layout is inconsistent (DeepSeek-V3 25.09
 // with the parenthesised PP 8: EP 64 over the 32 ranks of a stage) and is skipped with that reason. The Llama 3
 // 70B runs with FSDP on 64 GPUs at micro-batch 2 without recompute are predicted out of memory: what their recipe
 // keeps (activation offloading to the Grace CPUs' memory is not modelled) is not in the rows.
