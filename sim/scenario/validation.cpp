@@ -30,6 +30,22 @@ std::optional<double> number(const std::string& s) {
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
+/// Whether lower-case `s` states `what` as on: some occurrence not negated before it ("no ", "not ", "without ",
+/// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled").
+bool states_on(const std::string& s, const std::string& what) {
+  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) {
+    const std::string before = s.substr(at >= 12 ? at - 12 : 0, at >= 12 ? 12 : at);
+    const std::string after = s.substr(at + what.size(), 10);
+    const bool negated_before = before.ends_with("no ") || before.ends_with("not ") || before.ends_with("without ") ||
+                                before.ends_with("disabled ") || before.ends_with("disable ");
+    const bool negated_after = after.starts_with("=false") || after.starts_with(" false") ||
+                               after.starts_with(": false") || after.starts_with(" off") || after.starts_with("=0") ||
+                               after.starts_with(" disabled") || after.starts_with(" = false");
+    if (!negated_before && !negated_after) return true;
+  }
+  return false;
+}
+
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -369,11 +385,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // forward-backward 1F1B, overlap_moe_expert_parallel_comm; Megatron-Bridge's moe_a2a_overlap).
     const std::string ln = lower(notes);
     // DualPipe overlaps its forward-backward couples' all-to-alls by design.
-    const bool says_overlap = p.schedule == PipelineSchedule::dualpipe || contains(ln, "all-to-all overlapped") || contains(ln, "a2a overlap") ||
-                              contains(ln, "all-to-all overlap") || contains(ln, "ep overlap") ||
-                              contains(ln, "ep comm overlap") || contains(ln, "1f1b overlap") ||
-                              contains(ln, "combined 1f1b") || contains(ln, "overlap_moe_expert_parallel_comm") ||
-                              contains(ln, "moe_a2a_overlap");
+    // Stated, not negated: "no EP overlap" or "moe_a2a_overlap=False" say the opposite.
+    bool says_overlap = p.schedule == PipelineSchedule::dualpipe;
+    for (const char* w : {"all-to-all overlapped", "a2a overlap", "all-to-all overlap", "ep overlap", "ep comm overlap",
+                          "1f1b overlap", "combined 1f1b", "overlap_moe_expert_parallel_comm", "moe_a2a_overlap"}) {
+      says_overlap = says_overlap || states_on(ln, w);
+    }
     if (says_overlap && layout_allows_ep_overlap(m, p)) {
       sc.training.overlap.ep_comm = true;
       assumptions.push_back(p.schedule == PipelineSchedule::dualpipe ? "EP all-to-all overlapped (DualPipe's forward-backward couples)"

@@ -132,6 +132,25 @@ TEST(ValidationLayout, AStatedEpOverlapRunsWhereMegatronCoreAllowsIt) {
   EXPECT_TRUE(has(rows[2], "EP overlap stated but not modelled"));
 }
 
+// An overlap the row turns off is not one it states: "no EP overlap", "moe_a2a_overlap=False", "without EP
+// overlap" and "EP overlap off" run the plain schedule, as a row that says nothing does.
+TEST(ValidationLayout, ANegatedEpOverlapIsNotOne) {
+  const Cells moe = edited(kMoe, {{"notes", "full-iteration CUDA graphs"}});
+  std::string csv = csv_row(moe);
+  int id = 1;
+  for (const char* note : {"no EP overlap", "moe_a2a_overlap=False", "without EP overlap", "EP overlap off",
+                           "moe_a2a_overlap: false"}) {
+    csv += csv_row(edited(moe, {{"row_id", std::to_string(++id)}, {"notes", std::string(note) + "; full-iteration CUDA graphs"}}));
+  }
+  const auto rows = run(csv);
+  ASSERT_EQ(rows.size(), 6u);
+  for (const auto& r : rows) {
+    ASSERT_FALSE(r.skipped.has_value()) << r.id << ": " << *r.skipped;
+    EXPECT_FALSE(has(r, "overlap")) << r.id;
+    EXPECT_EQ(r.predicted, rows[0].predicted) << r.id;
+  }
+}
+
 // "DDP" in a NeMo / Megatron-Bridge row names the data-parallel wrapper (their tables write FSDP 0 as "use DDP"),
 // so the recipes' distributed optimizer applies as for an empty cell; elsewhere DDP keeps every optimizer state.
 TEST(ValidationLayout, DdpInAMegatronBridgeRowKeepsTheDistributedOptimizer) {
