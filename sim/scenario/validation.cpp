@@ -31,7 +31,7 @@ std::optional<double> number(const std::string& s) {
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
 /// Whether lower-case `s` states `what` as on: some occurrence not negated before it ("no ", "not ", "without ",
-/// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled").
+/// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled", " none", "=none").
 bool states_on(const std::string& s, const std::string& what) {
   for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) {
     const std::string before = s.substr(at >= 12 ? at - 12 : 0, at >= 12 ? 12 : at);
@@ -40,7 +40,8 @@ bool states_on(const std::string& s, const std::string& what) {
                                 before.ends_with("disabled ") || before.ends_with("disable ");
     const bool negated_after = after.starts_with("=false") || after.starts_with(" false") ||
                                after.starts_with(": false") || after.starts_with(" off") || after.starts_with("=0") ||
-                               after.starts_with(" disabled") || after.starts_with(" = false");
+                               after.starts_with(" disabled") || after.starts_with(" = false") ||
+                               after.starts_with(" none") || after.starts_with("=none") || after.starts_with(": none");
     if (!negated_before && !negated_after) return true;
   }
   return false;
@@ -367,16 +368,16 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // Token dropping, where the row says so ("Qwen3_30B_a3B (tokendrop)"): Megatron-Core's usual capacity factor
     // 1.0 with the expert inputs padded to it.
     auto says_drop = [](const std::string& x) {
-      return contains(x, "tokendrop") || contains(x, "token drop") || contains(x, "token-drop") ||
-             contains(x, "capacity factor");
+      return states_on(x, "tokendrop") || states_on(x, "token drop") || states_on(x, "token-drop") ||
+             states_on(x, "capacity factor");
     };
     if (says_drop(lower(cell("model"))) || (says_drop(lower(notes)) && !contains(lower(notes), "dropless"))) {
       sc.training.moe_capacity_factor = 1.0;
       assumptions.push_back("token dropping at capacity factor 1.0 (padded)");
     }
     // A deduplicating dispatcher, where the row names one.
-    if (const std::string ln = lower(notes); contains(ln, "deepep") || contains(ln, "hybridep") ||
-                                             contains(ln, "flex dispatcher") || contains(ln, "dispatcher_type=flex") ||
+    if (const std::string ln = lower(notes); states_on(ln, "deepep") || states_on(ln, "hybridep") ||
+                                             states_on(ln, "flex dispatcher") || contains(ln, "dispatcher_type=flex") ||
                                              contains(ln, "dispatcher_type: flex")) {
       sc.training.moe_dispatcher = MoeDispatcher::flex;
       assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");

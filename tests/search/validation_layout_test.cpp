@@ -151,6 +151,25 @@ TEST(ValidationLayout, ANegatedEpOverlapIsNotOne) {
   }
 }
 
+// Token dropping and a flex dispatcher likewise: "no token dropping", "capacity factor none" and "not DeepEP" are
+// dropless rows on NCCL's all-to-all.
+TEST(ValidationLayout, NegatedTokenDroppingAndDispatcherAreNotStated) {
+  const Cells moe = edited(kMoe, {{"notes", "full-iteration CUDA graphs"}});
+  std::string csv = csv_row(moe) + csv_row(edited(moe, {{"row_id", "2"}, {"notes", "token dropping; DeepEP"}}));
+  int id = 2;
+  for (const char* note : {"no token dropping", "moe_expert_capacity_factor none", "not DeepEP", "without HybridEP"}) {
+    csv += csv_row(edited(moe, {{"row_id", std::to_string(++id)}, {"notes", note}}));
+  }
+  const auto rows = run(csv);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_TRUE(has(rows[1], "token dropping at capacity factor 1.0 (padded)"));
+  EXPECT_TRUE(has(rows[1], "flex dispatcher (DeepEP / HybridEP)"));
+  for (std::size_t i : {0U, 2U, 3U, 4U, 5U}) {
+    EXPECT_FALSE(has(rows[i], "token dropping")) << rows[i].id;
+    EXPECT_FALSE(has(rows[i], "flex dispatcher")) << rows[i].id;
+  }
+}
+
 // "DDP" in a NeMo / Megatron-Bridge row names the data-parallel wrapper (their tables write FSDP 0 as "use DDP"),
 // so the recipes' distributed optimizer applies as for an empty cell; elsewhere DDP keeps every optimizer state.
 TEST(ValidationLayout, DdpInAMegatronBridgeRowKeepsTheDistributedOptimizer) {
