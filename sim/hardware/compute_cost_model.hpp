@@ -50,6 +50,10 @@ struct AttentionShape {
   bool causal = true;
   bool backward = false;  ///< the backward kernel does 2.5x the forward's matrix work
   DType dtype = DType::bf16;
+  /// Attention itself in fp8 (Transformer Engine's fp8_dot_product_attention; `dtype` fp8 or mxfp8 says which
+  /// scaling): priced at the profile's measured speed-up over 16-bit (DeviceProfile::attention_fp8). Otherwise
+  /// flash attention runs in 16-bit even in fp8 and fp4 training recipes.
+  bool fp8 = false;
   /// Causal sliding window: each query attends to itself and the window - 1 keys before it (0: no window).
   std::int64_t window = 0;
   /// Useful FLOPs: forward 4*b*h*sq*skv*d (QK^T and PV), halved when causal, or over the band's query-key

@@ -48,11 +48,21 @@ struct GemmModelParams {
   Time launch = Time::ns(4000); ///< fixed per-kernel cost: launch, prologue and epilogue
 };
 
+/// Fused attention in fp8 against 16-bit, forward + backward time of 16-bit over fp8's, at two head widths (the
+/// FLOP-equivalent width of AttentionShape::head_dim: 128, and 160 as DeepSeek-V3's 192/128-wide heads), per
+/// scaling; interpolated in width between them and held outside. Zero: not measured (priced as 16-bit).
+struct AttentionFp8Speedup {
+  double fp8_d128 = 0, fp8_d160 = 0, mxfp8_d128 = 0, mxfp8_d160 = 0;
+  /// The speed-up for a kernel of `head_dim` in `dtype` (fp8 or mxfp8); 1 where the profile has none.
+  [[nodiscard]] double at(DType dtype, std::int64_t head_dim) const noexcept;
+};
+
 struct DeviceProfile {
   GpuSpec gpu;
   Provenance provenance;
   GemmModelParams gemm;
   double attention_efficiency = 0.6;  ///< fraction of bf16 peak that fused attention reaches
+  AttentionFp8Speedup attention_fp8;  ///< fp8 attention's measured speed-up (none: priced as 16-bit)
   double memory_efficiency = 0.85;    ///< fraction of datasheet HBM bandwidth that streaming kernels reach
   Time kernel_overhead = Time::ns(3000);  ///< fixed cost of any other kernel
   MeasuredFits fits;  ///< fitted models of a measured profile (empty for datasheet profiles)

@@ -32,7 +32,7 @@ KernelLoad FittedCostModel::gemm_load(const GemmShape& s) const {
 }
 
 KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
-  // Flash attention runs in bf16/fp16 even in fp8 training recipes (as in RooflineCostModel).
+  // Flash attention's fits are 16-bit's; fp8 attention is priced from them (as in RooflineCostModel).
   AttentionShape a = s;
   if (is_quantized(a.dtype) || a.dtype == DType::fp32 || a.dtype == DType::tf32) a.dtype = DType::bf16;
   const auto& fits = a.backward ? p_.fits.attention_bwd : p_.fits.attention_fwd;
@@ -40,7 +40,9 @@ KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   if (it == fits.end() && !datasheet_rates_) return {fallback_.attention(s), 0.0, Watts{0.0}};
   const FlopRate peak = p_.gpu.peak_for(DType::bf16);
   // Without a fit, a datasheet profile's published rates, taken as the highest clock's.
-  const Time t = it == fits.end() ? fallback_.attention(s) : it->second.time(a, peak);
+  // fp8 attention: the fit's 16-bit time over the profile's measured speed-up (the fallback applies it itself).
+  const double fp8 = s.fp8 && it != fits.end() ? p_.attention_fp8.at(s.dtype, s.head_dim) : 1.0;
+  const Time t = it == fits.end() ? fallback_.attention(s) : Time::from_seconds(it->second.time(a, peak).seconds() / fp8);
   const auto& pc = p_.fits.power_cap;
   if (!pc || t <= Time::zero() || !pc->tensor_power.count(DType::bf16)) return {t, 0.0, Watts{0.0}};
   return {t, pc->clock_bound,

@@ -78,6 +78,25 @@ const ParamTable<GemmModelParams>& gemm_params() {
   return t;
 }
 
+const ParamTable<AttentionFp8Speedup>& attention_fp8_params() {
+  static const ParamTable<AttentionFp8Speedup> t = [] {
+    ParamTable<AttentionFp8Speedup> p(
+        "attention_fp8",
+        "Fused attention in fp8 (Transformer Engine's fp8_dot_product_attention): forward + backward time of 16-bit "
+        "over fp8's, measured at 128-wide heads and at DeepSeek-V3's 192/128-wide ones (FLOP-equivalent width "
+        "160); interpolated in width. Absent: fp8 attention is priced as 16-bit.");
+    const auto speedup = [&p](const char* key, double AttentionFp8Speedup::*f, const char* what) {
+      p.field(key, f, {.help = what, .max = 10.0, .positive = true, .default_text = "none"});
+    };
+    speedup("fp8_d128", &AttentionFp8Speedup::fp8_d128, "per-tensor fp8, 128-wide heads");
+    speedup("fp8_d160", &AttentionFp8Speedup::fp8_d160, "per-tensor fp8, 192/128-wide heads");
+    speedup("mxfp8_d128", &AttentionFp8Speedup::mxfp8_d128, "MXFP8, 128-wide heads");
+    speedup("mxfp8_d160", &AttentionFp8Speedup::mxfp8_d160, "MXFP8, 192/128-wide heads");
+    return p;
+  }();
+  return t;
+}
+
 ParamSection measured_section(std::string key, std::string help) {
   return ParamSection{.key = std::move(key), .help = std::move(help) + " Written by clustersim-fit."};
 }
@@ -111,6 +130,7 @@ const ParamTable<DeviceProfile>& profile_params() {
     p.section(&DeviceProfile::gemm, gemm_params());
     p.field("attention_efficiency", &DeviceProfile::attention_efficiency,
             {.help = "fraction of bf16 peak that fused attention reaches", .max = 1.0, .positive = true});
+    p.section(&DeviceProfile::attention_fp8, attention_fp8_params());
     p.field("memory_efficiency", &DeviceProfile::memory_efficiency,
             {.help = "fraction of datasheet HBM bandwidth that streaming kernels reach", .max = 1.0, .positive = true});
     p.field("kernel_overhead", &DeviceProfile::kernel_overhead, {.help = "fixed cost of any other kernel", .min = 0.0});

@@ -459,6 +459,16 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
   }
+  // Attention itself in fp8 (Transformer Engine's fp8_dot_product_attention), where the row says so.
+  if (const std::string ln = lower(notes);
+      (tr.precision == DType::fp8 || tr.precision == DType::mxfp8) &&
+      (states_on(ln, "fp8_dot_product_attention") || states_on(ln, "fp8 dot-product attention") ||
+       states_on(ln, "fp8 dot product attention") || states_on(ln, "fp8 attention"))) {
+    tr.fp8_attention = true;
+    assumptions.push_back(find_device_profile(profile).attention_fp8.at(tr.precision, 128) != 1.0
+                              ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
+                              : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
+  }
   if (tr.precision == DType::fp4) {
     // Megatron-Bridge's bf16_with_nvfp4_mixed gathers NVFP4 parameters (fp4_param_gather); a row's notes that
     // turn it off ("fp4_param_gather False", as its DeepSeek-V3 recipes do) keep 16-bit weights.

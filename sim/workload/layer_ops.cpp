@@ -107,6 +107,7 @@ struct Builder {
       Op a{"attention", OpKind::attention};
       a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
                                    t.seq_len, (m.qk_head_dim() + m.v_head_dim()) / 2, true, false, t.precision};
+      a.attention.fp8 = t.fp8_attention && (t.precision == DType::fp8 || t.precision == DType::mxfp8);
       a.model_flops = attention_flops;
       if (windowed) {
         // Only the band's query-key pairs: the model-FLOP count keeps its convention (twice the causal pairs).

@@ -200,6 +200,9 @@ struct TrainingConfig {
   /// Weights stored in fp8 (Transformer Engine fp8_model_init / NeMo "fp8 params"): the working copy is 1 byte
   /// per parameter and no per-step weight cast is needed.
   bool fp8_params = false;
+  /// Attention itself in fp8 (Transformer Engine's fp8_dot_product_attention) under an fp8 or MXFP8 recipe: priced at
+  /// the profile's measured speed-up over 16-bit (DeviceProfile::attention_fp8; 16-bit where it has none).
+  bool fp8_attention = false;
   /// MoE routing: tokens the busiest expert-parallel rank receives over the balanced share (1: balanced, as
   /// benchmarks that force-balance routing run; dropless routing with an auxiliary loss sits above 1).
   double moe_load_imbalance = 1.0;

@@ -310,6 +310,10 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("fp8_params", &TrainingConfig::fp8_params,
             {.help = "weights stored in the GEMM format (TE fp8_model_init / NeMo fp8 or fp4 param gather): a "
                      "1-byte (fp8) or 0.5625-byte (fp4) working copy, no per-step weight cast"});
+    p.field("fp8_attention", &TrainingConfig::fp8_attention,
+            {.help = "attention itself in fp8 (Transformer Engine's fp8_dot_product_attention) under precision fp8 "
+                     "or mxfp8: priced at the profile's measured speed-up over 16-bit (attention_fp8), as 16-bit "
+                     "where the profile has none"});
     p.field("moe_load_imbalance", &TrainingConfig::moe_load_imbalance,
             {.help = "tokens the busiest expert-parallel rank receives over the balanced share (1: balanced)",
              .min = 1.0, .max = 16.0});

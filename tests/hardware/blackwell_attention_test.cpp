@@ -101,5 +101,43 @@ TEST(BlackwellAttention, SixteenBitFullAttentionMatchesCudnnsBenchmark) {
   EXPECT_LT(median(pair_errors), 0.12);
 }
 
+// fp8 attention (Transformer Engine's fp8_dot_product_attention, both scalings): the profiles hold cuDNN's
+// forward + backward speed-up over 16-bit at 4,096-8,192 tokens per head width (profiles' attention_fp8), so the
+// model's fp8 pairs reproduce the measured ones there within 6%: per-tensor fp8 1.08-1.77x, MXFP8 0.97-1.41x
+// (wider heads gain more). A Hopper profile has no such table and prices fp8 attention as 16-bit.
+TEST(BlackwellAttention, Fp8AttentionRunsAtCudnnsMeasuredSpeedup) {
+  const std::vector<SdpaRow> rows = published_rows();
+  std::map<std::string, double> ms;  // gpu/shape/seq/format -> fwd + bwd
+  for (const SdpaRow& r : rows) {
+    if (r.window == 0 && (r.seq == 4096 || r.seq == 8192)) ms[r.gpu + "/" + r.shape + "/" + std::to_string(r.seq) + "/" + r.dtype] += r.ms;
+  }
+  int checked = 0;
+  for (const char* gpu : {"gb200", "gb300"}) {
+    const RooflineCostModel m(find_device_profile(gpu));
+    for (const SdpaRow& r : rows) {
+      if (r.gpu != gpu || r.window != 0 || r.dtype != "bfloat16" || r.pass != "fwd" || (r.seq != 4096 && r.seq != 8192)) continue;
+      for (const auto& [name, d] : {std::pair{"fp8", DType::fp8}, std::pair{"mxfp8", DType::mxfp8}}) {
+        AttentionShape f = shape_of(r), b = shape_of(r);
+        b.backward = true;
+        const double bf16 = (m.attention(f) + m.attention(b)).seconds();
+        f.dtype = b.dtype = d;
+        f.fp8 = b.fp8 = true;
+        const double quantized = (m.attention(f) + m.attention(b)).seconds();
+        const std::string key = r.gpu + "/" + r.shape + "/" + std::to_string(r.seq) + "/";
+        const double measured = ms.at(key + "bfloat16") / ms.at(key + name), model = bf16 / quantized;
+        EXPECT_NEAR(model / measured, 1.0, 0.06) << key << name << ": model " << model << "x, cuDNN " << measured << "x";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 16);
+  // Hopper: no measured fp8 attention rate, so the flag changes nothing.
+  const RooflineCostModel h100(find_device_profile("h100-sxm"));
+  AttentionShape a{1, 32, 8, 8192, 8192, 128, true, false, DType::fp8};
+  const Time plain = h100.attention(a);
+  a.fp8 = true;
+  EXPECT_EQ(h100.attention(a), plain);
+}
+
 }  // namespace
 }  // namespace cs

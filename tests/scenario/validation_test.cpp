@@ -229,6 +229,32 @@ TEST(Validation, BlockwiseFp8RunsAsMxfp8OnBlackwell) {
   ASSERT_TRUE(rows[4].skipped.has_value());  // MXFP8 on an H100
 }
 
+// fp8 attention where the row states it (fp8_dot_product_attention): on a B200 at cuDNN's measured speed-up over
+// 16-bit, so the step is shorter; on an H100, whose profile has no fp8 attention rate, priced as 16-bit and said so.
+// A negated statement ("no fp8 attention") is not one.
+TEST(Validation, StatedFp8AttentionRunsAtItsMeasuredRate) {
+  std::string csv = header();
+  int id = 0;
+  for (const char* hw : {"B200 (DGX-B200)", "H100-SXM5-80GB"}) {
+    for (const char* notes : {"", "fp8_dot_product_attention", "no fp8 attention"}) {
+      csv += row(testing::edited(testing::small_gpt_row(), {{"row_id", std::to_string(++id)}, {"precision", "fp8"},
+                                                             {"hardware", hw}, {"notes", notes}}));
+    }
+  }
+  const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
+  ASSERT_EQ(rows.size(), 6u);
+  for (const auto& r : rows) ASSERT_FALSE(r.skipped.has_value()) << r.id << ": " << *r.skipped;
+  const auto said = [](const ValidationRow& r, const char* what) {
+    return std::find(r.assumptions.begin(), r.assumptions.end(), std::string(what)) != r.assumptions.end();
+  };
+  EXPECT_TRUE(said(rows[1], "fp8 attention at cuDNN's measured speed-up over 16-bit"));
+  EXPECT_LT(rows[1].predicted_step_s(), rows[0].predicted_step_s());
+  EXPECT_DOUBLE_EQ(rows[2].predicted_step_s(), rows[0].predicted_step_s());
+  EXPECT_TRUE(said(rows[4], "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit"));
+  EXPECT_DOUBLE_EQ(rows[4].predicted_step_s(), rows[3].predicted_step_s());
+  EXPECT_DOUBLE_EQ(rows[5].predicted_step_s(), rows[3].predicted_step_s());
+}
+
 // NVFP4 on Blackwell (profiles with an fp4 peak): every linear layer's GEMMs run at the fp4 peak times its
 // efficiency, and each input is cast with a per-tensor amax pass, while attention, norms and the other
 // bandwidth-bound kernels stay as they are. So a B200 step in NVFP4 is faster than in MXFP8, but by less than

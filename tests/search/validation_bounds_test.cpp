@@ -326,7 +326,8 @@ TEST(Validation, MegatronBridgeGB200Checks) {
 // expert-bias loop are priced; 16.3% with a published GB300 cuBLAS rate (bf16 0.73, fp8 0.62 estimated from it;
 // dense fp8 13.1% -> 8.4%); 15.0% with those two paths priced as measured on an H100 (run 7); 15.3% with the hosts'
 // speed and Transformer Engine's host work (2026-12-06); 14.8% with the fp8, MXFP8 and NVFP4 kernel rates TE's GEMM
-// profiling guide measured on a B300 (dense 8.1% -> 5.6%). Each row within 140%: Qwen3-235B on B300 with NCCL's
+// profiling guide measured on a B300 (dense 8.1% -> 5.6%); 14.6% with fp8 attention where the recipe sets it.
+// Each row within 140%: Qwen3-235B on B300 with NCCL's
 // dropless all-to-all (bu24, bu29: the host-synchronisation pattern of docs/validation.md "Not done") are 130% and
 // 136% fast. The models the simulator has no
 // architecture for (DeepSeek-V4 Flash, Nemotron 3 Super and Ultra: latent MoE) are skipped with that reason.
