@@ -531,8 +531,14 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // eager, and per-module capture is not modelled: such a row runs eagerly, as does one that says it has none.
   {
     const std::string ln = lower(notes);
-    const bool graphs = (contains(ln, "cuda graph") || contains(ln, "cuda_graph")) && !contains(ln, "no cuda graph") &&
-                        !contains(ln, "without cuda graph") && !contains(ln, "cuda graphs off");
+    // Stated, not negated: "no CUDA graphs", "CUDA graphs: none", "cuda_graph_impl=none" launch eagerly.
+    bool off = false;
+    for (const char* w : {"cuda graphs off", "cuda graphs: none", "cuda graphs none", "cuda graphs disabled",
+                          "cuda_graph_impl none", "cuda_graph_impl=none", "cuda_graph_impl: none",
+                          "cuda_graph_impl=\"none\"", "cuda_graph_impl: \"none\""}) {
+      off = off || contains(ln, w);
+    }
+    const bool graphs = !off && (states_on(ln, "cuda graph") || states_on(ln, "cuda_graph"));
     const bool partial = contains(ln, "scope") || contains(ln, "moe_router") || contains(ln, "moe_preprocess") ||
                          contains(ln, "graphs of attn") || contains(ln, "partial");
     if (!graphs || partial) {

@@ -170,6 +170,24 @@ TEST(ValidationLayout, NegatedTokenDroppingAndDispatcherAreNotStated) {
   }
 }
 
+// CUDA graphs the row turns off are not graphs: "no CUDA graphs", "CUDA graphs: none", "cuda_graph_impl=none" and
+// "without CUDA graphs" launch eagerly, as a row that says nothing does; "full-iteration CUDA graphs" does not.
+TEST(ValidationLayout, NegatedCudaGraphsLaunchEagerly) {
+  std::string csv = csv_row(edited(kMoe, {{"notes", ""}}));
+  int id = 1;
+  for (const char* note : {"no CUDA graphs", "CUDA graphs: none", "cuda_graph_impl=none", "without CUDA graphs",
+                           "full-iteration CUDA graphs"}) {
+    csv += csv_row(edited(kMoe, {{"row_id", std::to_string(++id)}, {"notes", note}}));
+  }
+  const auto rows = run(csv);
+  ASSERT_EQ(rows.size(), 6u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_FALSE(has(rows[i], "CUDA graphs: no eager launch costs")) << rows[i].id;
+    EXPECT_EQ(rows[i].predicted, rows[0].predicted) << rows[i].id;
+  }
+  EXPECT_TRUE(has(rows[5], "CUDA graphs: no eager launch costs"));
+}
+
 // "DDP" in a NeMo / Megatron-Bridge row names the data-parallel wrapper (their tables write FSDP 0 as "use DDP"),
 // so the recipes' distributed optimizer applies as for an empty cell; elsewhere DDP keeps every optimizer state.
 TEST(ValidationLayout, DdpInAMegatronBridgeRowKeepsTheDistributedOptimizer) {
