@@ -141,6 +141,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // published measurements give (profiles/b200.yaml), in DGX B200 nodes.
   else if (contains(uhw, "B200")) { profile = "b200"; topology = "dgx-b200"; }
   else { skip = "hardware \"" + hw + "\" has no device profile"; return std::nullopt; }
+  // The part's profile, parsed once for the row (its rules below and the scenario read it).
+  std::optional<DeviceProfile> part;
+  const auto part_profile = [&]() -> const DeviceProfile& {
+    if (!part) part = find_device_profile(profile);
+    return *part;
+  };
 
   // Hybrid state-space models (Mamba layers beside attention) are priced from a preset's layer pattern (below).
   const bool hybrid_row = [&] {
@@ -450,7 +456,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // FP8 block scaling (DeepSeek-style 1x128 / 128x128 scales) runs natively on Hopper; on Blackwell Transformer
   // Engine emulates it with MXFP8 kernels (its GEMM profiling guide, TE PR #2863), so a part with MXFP8 tensor
   // cores prices it as MXFP8.
-  if (tr.precision == DType::fp8 && contains(prec, "block") && find_device_profile(profile).gpu.peak.count(DType::mxfp8) > 0) {
+  if (tr.precision == DType::fp8 && contains(prec, "block") && part_profile().gpu.peak.count(DType::mxfp8) > 0) {
     tr.precision = DType::mxfp8;
     assumptions.push_back("FP8 block scaling on Blackwell: MXFP8 kernels (Transformer Engine emulates it with them)");
   }
@@ -465,7 +471,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       (states_on(ln, "fp8_dot_product_attention") || states_on(ln, "fp8 dot-product attention") ||
        states_on(ln, "fp8 dot product attention") || states_on(ln, "fp8 attention"))) {
     tr.fp8_attention = true;
-    assumptions.push_back(find_device_profile(profile).attention_fp8.at(tr.precision, 128) != 1.0
+    assumptions.push_back(part_profile().attention_fp8.at(tr.precision, 128) != 1.0
                               ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
                               : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
   }
@@ -634,7 +640,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       sc.gpus = node_gpus;
       assumptions.push_back("part of one " + std::to_string(node_gpus) + "-GPU node");
     }
-    sc.profile = find_device_profile(profile);
+    sc.profile = part_profile();
   } catch (const InputError& e) {
     skip = e.what();
     return std::nullopt;
