@@ -388,6 +388,14 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       sc.training.moe_dispatcher = MoeDispatcher::flex;
       assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");
     }
+    // Token permutation in PyTorch's operators, where the row turns the fused kernels off.
+    if (const std::string ln = lower(notes);
+        contains(ln, "moe_permute_fusion=false") || contains(ln, "moe_permute_fusion: false") ||
+        contains(ln, "moe_permute_fusion false") || contains(ln, "permute fusion off") ||
+        contains(ln, "unfused permutation")) {
+      sc.training.moe_permute_fusion = false;
+      assumptions.push_back("token permutation unfused (PyTorch's index_select and scatter_add_)");
+    }
     // The all-to-all overlapped with the paired micro-batch, where the row says so (Megatron-Core's merged
     // forward-backward 1F1B, overlap_moe_expert_parallel_comm; Megatron-Bridge's moe_a2a_overlap).
     const std::string ln = lower(notes);

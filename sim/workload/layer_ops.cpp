@@ -290,7 +290,19 @@ struct Builder {
     memory("router top-k and aux loss", 4.0 * local * m.experts * 4.0);
     const double copies = local * m.top_k;  // routed token copies leaving this rank
     const double received = copies * etp * t.moe_rows_factor();  // rows this rank's experts compute
+    // Fused (TE's moe_permute): each copy read and written once, forward and backward. Unfused (PyTorch ops,
+    // Megatron-Core's permute() without moe_permute_fusion): the transposed routing map, the token indices and
+    // two masked_selects (indices and probabilities) before the index_select, whose gradient is an atomic
+    // index_add_ of every copy into its token.
     memory("token permutation", 2.0 * copies * h * kAct);
+    if (!t.moe_permute_fusion) {
+      Op& perm = ops.back();
+      perm.name += " (unfused)";
+      perm.backward_scale = kAtomicScatterBytesPerElement * copies * static_cast<double>(h) / perm.bytes.value();
+      perm.launches = 10;
+      perm.backward_launches = 4;
+      perm.python_launches = true;
+    }
     collective("EP dispatch all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_rows_factor());
     // The all-to-all's split sizes (and, without EP, the grouped GEMM's row counts) are host values: the
     // dropless dispatcher copies the counts from the GPU and waits for them (Megatron-Core cuda_sync_point);
@@ -339,8 +351,22 @@ struct Builder {
       collective("expert TP reduce-scatter", CollectiveKind::reduce_scatter, CommGroup::tp, received * h * kAct);
     }
     collective("EP combine all-to-all", CollectiveKind::all_to_all, CommGroup::ep, copies * h * kAct * t.moe_rows_factor());
-    // Unpermute: gather the top_k copies back into token order and sum them weighted by the router.
+    // Unpermute: gather the top_k copies back into token order and sum them weighted by the router. Unfused:
+    // the copies times their probabilities (read and write), a zeroed output, and the atomic scatter_add_ of the
+    // copies into it; its backward gathers the gradient to the copies and multiplies it back (read the gradient
+    // and the saved copies, write the copies' gradient and the probabilities' partial sums).
     memory("token unpermutation", (2.0 * copies + local) * h * kAct);
+    if (!t.moe_permute_fusion) {
+      Op& un = ops.back();
+      const double elements = copies * static_cast<double>(h);
+      const double gather = 2.0 * elements * kAct, multiply_back = 3.0 * elements * kAct + elements * kAct;
+      un.name += " (unfused)";
+      un.bytes = Bytes{2.0 * elements * kAct + local * h * kAct + kAtomicScatterBytesPerElement * elements};
+      un.backward_scale = (gather + multiply_back) / un.bytes.value();
+      un.launches = 3;
+      un.backward_launches = 4;
+      un.python_launches = true;
+    }
     if (m.shared_experts > 0) {
       const std::int64_t fs = m.expert_ffn_hidden * m.shared_experts / p.tp;
       const std::size_t shared = ops.size();

@@ -16,6 +16,14 @@
 namespace cs {
 
 enum class OpKind { gemm, attention, memory, collective };
+
+/// Memory time of one element of an atomic scatter-add (PyTorch's index_add_ / scatter_add_ on 16-bit rows with
+/// repeated indices: the unfused MoE unpermutation and the permutation's gradient), in bytes at a memory-bound
+/// kernel's bandwidth. Measured on the H200 (profiles/h200-calibration/run6-moe/moe_step.json,
+/// `indexFuncLargeIndex`: 12 calls each of 65,536, 16,384 and 8,192 rows of 2,048 took 1.110, 0.286 and 0.145 ms,
+/// 8.21 ps per element beyond 7 us) at the profile's memory_fit bandwidth of 3,934 GB/s: 32.3 bytes per element,
+/// against the 6 of a streaming add. Other GPUs are priced at their own memory bandwidth (not measured there).
+inline constexpr double kAtomicScatterBytesPerElement = 32.3;
 /// Which process group a collective op runs on.
 enum class CommGroup { tp, cp, ep };
 

@@ -241,6 +241,11 @@ struct TrainingConfig {
   /// How grouped operators launch their per-expert kernels (only where the host is modelled: host_launch_cost > 0).
   GroupedLaunch grouped_launch = GroupedLaunch::native;
   MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;
+  /// Token permutation and unpermutation in fused kernels (Megatron-Core moe_permute_fusion, Transformer
+  /// Engine's moe_permute / moe_unpermute: what Megatron-Bridge's recipes set). False: PyTorch's own operators
+  /// (Megatron-Core's default until a recipe turns it on), whose sum of a token's copies and the permutation's
+  /// gradient are atomic scatter-adds (kAtomicScatterBytesPerElement).
+  bool moe_permute_fusion = true;
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {

@@ -53,6 +53,7 @@ inline Scenario moe_step_on_one_h200(const nlohmann::json& m) {
   sc.training.kernel_gap = kEagerKernelGap;
   sc.training.host_launch_cost = kEagerHostLaunch;
   sc.training.grouped_launch = GroupedLaunch::python;  // moe_step.py loops over its experts in Python
+  sc.training.moe_permute_fusion = false;              // index_select and index_add_, PyTorch's own operators
   return sc;
 }
 
