@@ -35,13 +35,14 @@ bool contains(const std::string& s, const char* what) { return s.find(what) != s
 bool states_on(const std::string& s, const std::string& what) {
   for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) {
     const std::string before = s.substr(at >= 12 ? at - 12 : 0, at >= 12 ? 12 : at);
-    const std::string after = s.substr(at + what.size(), 10);
+    const std::string after = s.substr(at + what.size(), 14);
     const bool negated_before = before.ends_with("no ") || before.ends_with("not ") || before.ends_with("without ") ||
                                 before.ends_with("disabled ") || before.ends_with("disable ");
     const bool negated_after = after.starts_with("=false") || after.starts_with(" false") ||
                                after.starts_with(": false") || after.starts_with(" off") || after.starts_with("=0") ||
                                after.starts_with(" disabled") || after.starts_with(" = false") ||
-                               after.starts_with(" none") || after.starts_with("=none") || after.starts_with(": none");
+                               after.starts_with(" none") || after.starts_with("=none") || after.starts_with(": none") ||
+                               after.starts_with(" not enabled") || after.starts_with(" not set");
     if (!negated_before && !negated_after) return true;
   }
   return false;
@@ -553,8 +554,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       off = off || contains(ln, w);
     }
     const bool graphs = !off && (states_on(ln, "cuda graph") || states_on(ln, "cuda_graph"));
-    const bool partial = contains(ln, "scope") || contains(ln, "moe_router") || contains(ln, "moe_preprocess") ||
-                         contains(ln, "graphs of attn") || contains(ln, "partial");
+    // A capture of the whole iteration is stated as such; module names alone ("moe_router_fusion") say nothing
+    // of the graphs' scope.
+    const bool full = contains(ln, "full iteration") || contains(ln, "full_iteration") || contains(ln, "full-iteration");
+    const bool partial = !full && (contains(ln, "scope") || contains(ln, "moe_router ") || contains(ln, "moe_preprocess") ||
+                                   contains(ln, "graphs of attn") || contains(ln, "partial"));
     if (!graphs || partial) {
       tr.kernel_gap = kEagerKernelGap;
       tr.host_launch_cost = kEagerHostLaunch;
