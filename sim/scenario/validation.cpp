@@ -480,9 +480,12 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       (states_on(ln, "fp8_dot_product_attention") || states_on(ln, "fp8 dot-product attention") ||
        states_on(ln, "fp8 dot product attention") || states_on(ln, "fp8 attention"))) {
     tr.fp8_attention = true;
-    assumptions.push_back(part_profile().attention_fp8.at(tr.precision, 128) != 1.0
-                              ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
-                              : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
+    // Measured means the profile lists a rate for the format, whatever it is (MXFP8 with 128-wide heads runs at
+    // 1.00x 16-bit's on Blackwell).
+    const AttentionFp8Speedup& a = part_profile().attention_fp8;
+    const bool measured = tr.precision == DType::mxfp8 ? a.mxfp8_d128 > 0.0 : a.fp8_d128 > 0.0;
+    assumptions.push_back(measured ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
+                                   : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
   }
   if (tr.precision == DType::fp4) {
     // Megatron-Bridge's bf16_with_nvfp4_mixed gathers NVFP4 parameters (fp4_param_gather); a row's notes that

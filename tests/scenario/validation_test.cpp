@@ -253,6 +253,15 @@ TEST(Validation, StatedFp8AttentionRunsAtItsMeasuredRate) {
   EXPECT_TRUE(said(rows[4], "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit"));
   EXPECT_DOUBLE_EQ(rows[4].predicted_step_s(), rows[3].predicted_step_s());
   EXPECT_DOUBLE_EQ(rows[5].predicted_step_s(), rows[3].predicted_step_s());
+  // MXFP8 with 128-wide heads has a measured rate on Blackwell (1.00x 16-bit's): measured, not missing.
+  const auto mx = validate(CsvTable::parse(
+      header() + row(testing::edited(testing::small_gpt_row(), {{"row_id", "7"}, {"precision", "MXFP8"},
+                                                                {"hardware", "B200 (DGX-B200)"},
+                                                                {"notes", "fp8_dot_product_attention"}})),
+      "rows.csv"));
+  ASSERT_EQ(mx.size(), 1u);
+  ASSERT_FALSE(mx[0].skipped.has_value()) << *mx[0].skipped;
+  EXPECT_TRUE(said(mx[0], "fp8 attention at cuDNN's measured speed-up over 16-bit"));
 }
 
 // NVFP4 on Blackwell (profiles with an fp4 peak): every linear layer's GEMMs run at the fp4 peak times its
