@@ -12,10 +12,14 @@
 
 namespace cs {
 
+bool AttentionFp8Speedup::measured(DType dtype) const noexcept {
+  return dtype == DType::mxfp8 ? mxfp8_d128 > 0 && mxfp8_d160 > 0 : fp8_d128 > 0 && fp8_d160 > 0;
+}
+
 double AttentionFp8Speedup::at(DType dtype, std::int64_t head_dim) const noexcept {
+  if (!measured(dtype)) return 1.0;
   const bool mx = dtype == DType::mxfp8;
   const double a = mx ? mxfp8_d128 : fp8_d128, b = mx ? mxfp8_d160 : fp8_d160;
-  if (a <= 0 || b <= 0) return 1.0;
   const double x = std::clamp((static_cast<double>(head_dim) - 128.0) / 32.0, 0.0, 1.0);
   return a + (b - a) * x;
 }

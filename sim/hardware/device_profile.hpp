@@ -53,6 +53,8 @@ struct GemmModelParams {
 /// scaling; interpolated in width between them and held outside. Zero: not measured (priced as 16-bit).
 struct AttentionFp8Speedup {
   double fp8_d128 = 0, fp8_d160 = 0, mxfp8_d128 = 0, mxfp8_d160 = 0;
+  /// Whether the profile lists the rates of `dtype`'s scaling (fp8 or mxfp8), whatever they are.
+  [[nodiscard]] bool measured(DType dtype) const noexcept;
   /// The speed-up for a kernel of `head_dim` in `dtype` (fp8 or mxfp8); 1 where the profile has none.
   [[nodiscard]] double at(DType dtype, std::int64_t head_dim) const noexcept;
 };

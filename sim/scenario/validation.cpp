@@ -330,6 +330,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   p.dp = sc.gpus / (p.tp * p.pp * p.cp);
   const std::string fw = cell("framework");
   const std::string notes = cell("notes");
+  const std::string notes_lc = lower(notes);  // what the rules below match against
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
   const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
   const std::string vpp = cell("vpp_interleave");
@@ -378,19 +379,19 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       return states_on(x, "tokendrop") || states_on(x, "token drop") || states_on(x, "token-drop") ||
              states_on(x, "capacity factor");
     };
-    if (says_drop(lower(cell("model"))) || (says_drop(lower(notes)) && !contains(lower(notes), "dropless"))) {
+    if (says_drop(lower(cell("model"))) || (says_drop(notes_lc) && !contains(notes_lc, "dropless"))) {
       sc.training.moe_capacity_factor = 1.0;
       assumptions.push_back("token dropping at capacity factor 1.0 (padded)");
     }
     // A deduplicating dispatcher, where the row names one.
-    if (const std::string ln = lower(notes); states_on(ln, "deepep") || states_on(ln, "hybridep") ||
+    if (const std::string& ln = notes_lc; states_on(ln, "deepep") || states_on(ln, "hybridep") ||
                                              states_on(ln, "flex dispatcher") || contains(ln, "dispatcher_type=flex") ||
                                              contains(ln, "dispatcher_type: flex")) {
       sc.training.moe_dispatcher = MoeDispatcher::flex;
       assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");
     }
     // Token permutation in PyTorch's operators, where the row turns the fused kernels off.
-    if (const std::string ln = lower(notes);
+    if (const std::string& ln = notes_lc;
         contains(ln, "moe_permute_fusion=false") || contains(ln, "moe_permute_fusion: false") ||
         contains(ln, "moe_permute_fusion false") || contains(ln, "permute fusion off") ||
         contains(ln, "unfused permutation")) {
@@ -399,7 +400,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     }
     // The all-to-all overlapped with the paired micro-batch, where the row says so (Megatron-Core's merged
     // forward-backward 1F1B, overlap_moe_expert_parallel_comm; Megatron-Bridge's moe_a2a_overlap).
-    const std::string ln = lower(notes);
+    const std::string& ln = notes_lc;
     // DualPipe overlaps its forward-backward couples' all-to-alls by design.
     // Stated, not negated: "no EP overlap" or "moe_a2a_overlap=False" say the opposite.
     bool says_overlap = p.schedule == PipelineSchedule::dualpipe;
@@ -475,22 +476,21 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
   }
   // Attention itself in fp8 (Transformer Engine's fp8_dot_product_attention), where the row says so.
-  if (const std::string ln = lower(notes);
+  if (const std::string& ln = notes_lc;
       (tr.precision == DType::fp8 || tr.precision == DType::mxfp8) &&
       (states_on(ln, "fp8_dot_product_attention") || states_on(ln, "fp8 dot-product attention") ||
        states_on(ln, "fp8 dot product attention") || states_on(ln, "fp8 attention"))) {
     tr.fp8_attention = true;
-    // Measured means the profile lists a rate for the format, whatever it is (MXFP8 with 128-wide heads runs at
+    // Measured means the profile lists the format's rates, whatever they are (MXFP8 with 128-wide heads runs at
     // 1.00x 16-bit's on Blackwell).
-    const AttentionFp8Speedup& a = part_profile().attention_fp8;
-    const bool measured = tr.precision == DType::mxfp8 ? a.mxfp8_d128 > 0.0 : a.fp8_d128 > 0.0;
-    assumptions.push_back(measured ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
-                                   : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
+    assumptions.push_back(part_profile().attention_fp8.measured(tr.precision)
+                              ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
+                              : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
   }
   if (tr.precision == DType::fp4) {
     // Megatron-Bridge's bf16_with_nvfp4_mixed gathers NVFP4 parameters (fp4_param_gather); a row's notes that
     // turn it off ("fp4_param_gather False", as its DeepSeek-V3 recipes do) keep 16-bit weights.
-    const std::string ln = lower(notes);
+    const std::string& ln = notes_lc;
     tr.fp8_params = nemo && !contains(ln, "fp4_param_gather false") && !contains(ln, "fp4_param_gather=false");
     assumptions.push_back(std::string("NVFP4: fp4 GEMMs in every linear layer, casts with a per-tensor amax pass") +
                           (tr.fp8_params ? ", fp4 parameters" : ""));
@@ -501,7 +501,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // tp_comm_overlap false; Megatron-Bridge's Qwen3 MoE configs CommOverlapConfig(tp_comm_overlap=False)).
     tr.grad_reduce_in_fp32 = false;
     // A row whose recipe is known to leave them be says so ("no TP comm overlap", "grad_reduce_in_fp32").
-    const std::string ln = lower(notes);
+    const std::string& ln = notes_lc;
     if (contains(ln, "grad_reduce_in_fp32=true") || contains(ln, "grad_reduce_in_fp32 true")) tr.grad_reduce_in_fp32 = true;
     const bool no_tp_overlap = contains(ln, "no tp comm overlap") || contains(ln, "tp_comm_overlap false") ||
                                contains(ln, "tp_comm_overlap=false");
@@ -548,7 +548,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // A capture of some modules only (Megatron-Core's cuda_graph_scope: attn, moe_router, ...) leaves the rest
   // eager, and per-module capture is not modelled: such a row runs eagerly, as does one that says it has none.
   {
-    const std::string ln = lower(notes);
+    const std::string& ln = notes_lc;
     // Stated, not negated: "no CUDA graphs", "CUDA graphs: none", "cuda_graph_impl=none" launch eagerly.
     bool off = false;
     for (const char* w : {"cuda graphs off", "cuda graphs: none", "cuda graphs none", "cuda graphs disabled",
@@ -580,7 +580,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // Optimizer states in bf16, where the row says so (NeMo's distributed_fused_adam with dtype bf16 keeps the
   // moments and its copy of the weights in bf16; "moments in bf16" alone, as DeepSeek-V3's paper, the moments).
   {
-    const std::string ln = lower(notes);
+    const std::string& ln = notes_lc;
     if (contains(ln, "optimizer states in bf16") || contains(ln, "optimizer state in bf16") ||
         (contains(ln, "distributed_fused_adam") && contains(ln, "dtype bf16"))) {
       tr.optimizer_moments = tr.master_weights = DType::bf16;
@@ -602,7 +602,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // data-parallel gradient reduction and the distributed optimizer's parameter all-gather ran after the backward
     // pass and after the optimizer step (--overlap-grad-reduce from 2023-08-16, --overlap-param-gather from
     // 2023-11-17, both opt-in). A row of another framework may state the same facts in its notes.
-    const std::string ln = lower(notes);
+    const std::string& ln = notes_lc;
     const bool legacy = contains(fw, "Megatron-LM") && !nemo && !contains(fw, "Megatron-Core") &&
                         (contains(fw, "2021") || contains(fw, "2022") || contains(fw, "2023"));
     if ((legacy && !contains(ln, "flash")) || contains(ln, "attention unfused")) {

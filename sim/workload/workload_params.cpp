@@ -354,7 +354,7 @@ const ParamTable<TrainingConfig>& training_params() {
     p.field("moe_permute_fusion", &TrainingConfig::moe_permute_fusion,
             {.help = "MoE token permutation in fused kernels (Megatron-Core moe_permute_fusion, Megatron-Bridge's "
                      "recipes); false: PyTorch's operators, whose unpermutation and permutation gradient are atomic "
-                     "scatter-adds (measured 32.5 bytes of memory time per element on the H200, docs/validation.md)"});
+                     "scatter-adds (measured 32.3 bytes of memory time per element on the H200, docs/validation.md)"});
     p.choice("grouped_launch", &TrainingConfig::grouped_launch, grouped_launch_names(),
              {.help = "how an eager framework launches a grouped operator's per-expert kernels: native (a C++ loop, "
                       "Transformer Engine: 15.8us of host per GEMM, 9.8us per small kernel, measured on the H200 "
