@@ -21,7 +21,10 @@ HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& str
   const bool native = grouped == GroupedLaunch::native && h > 0.0;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].host_sync) {
-      if (r.synced_) r.closed_ += std::max(0.0, r.tail_.deficit);
+      if (r.synced_) {
+        r.closed_ += std::max(0.0, r.tail_.deficit);
+        r.closed_gpu_ += r.tail_.gpu;
+      }
       r.synced_ = true;
       r.tail_ = Run{};
     }
@@ -53,6 +56,7 @@ HostIssue HostIssue::then(const HostIssue& next) const {
   } else {
     r = *this;
     r.closed_ = closed_ + std::max(0.0, tail_.then(next.head_).deficit) + next.closed_;
+    r.closed_gpu_ = closed_gpu_ + tail_.gpu + next.head_.gpu + next.closed_gpu_;
     r.tail_ = next.tail_;
   }
   r.synced_ = synced_ || next.synced_;
@@ -60,10 +64,17 @@ HostIssue HostIssue::then(const HostIssue& next) const {
   return r;
 }
 
-Time HostIssue::wait() const {
-  double w = std::max(0.0, head_.deficit);
+Time HostIssue::wait(Time lead) const {
+  double w = std::max(0.0, head_.deficit - lead.seconds());
   if (synced_) w += closed_ + std::max(0.0, tail_.deficit);
   return Time::from_seconds(w);
+}
+
+Time HostIssue::host_span(Time lead) const {
+  if (!synced_) return Time::from_seconds(head_.host - lead.seconds());
+  // The host resumes at each synchronisation when the GPU has drained everything before it.
+  const double last_sync = head_.gpu + std::max(0.0, head_.deficit - lead.seconds()) + closed_gpu_ + closed_;
+  return Time::from_seconds(last_sync + tail_.host);
 }
 
 }  // namespace cs

@@ -25,7 +25,14 @@ class HostIssue {
   /// This run followed by `next`.
   [[nodiscard]] HostIssue then(const HostIssue& next) const;
   /// GPU idle time waiting for the host over the whole run, both clocks starting together.
-  [[nodiscard]] Time wait() const;
+  [[nodiscard]] Time wait() const { return wait(Time::zero()); }
+  /// The same when the host began issuing the run `lead` before the GPU could start it (it had finished the
+  /// previous run's launches while the GPU was still busy): the lead covers launches up to the first
+  /// synchronisation, which drains it.
+  [[nodiscard]] Time wait(Time lead) const;
+  /// From the GPU's start of the run to the host's last launch of it, the host having begun `lead` earlier
+  /// (negative where the host was done before the GPU started): where the host stands for the next run.
+  [[nodiscard]] Time host_span(Time lead) const;
   /// The host's time launching the whole run (every launch's cost, synchronisations' waits excluded).
   [[nodiscard]] Time host() const { return Time::from_seconds(host_); }
   /// Whether the run synchronises the host with the GPU somewhere (Op::host_sync).
@@ -41,6 +48,7 @@ class HostIssue {
   Run head_;            ///< up to the first synchronisation (all of it without one)
   bool synced_ = false;
   double closed_ = 0;   ///< idle inside the segments between the first and the last synchronisation
+  double closed_gpu_ = 0;  ///< GPU stream time of those segments
   Run tail_;            ///< from the last synchronisation on
   double host_ = 0;     ///< every launch's host cost, summed
 };

@@ -31,6 +31,10 @@ struct StepReplay::Stage {
   int buckets_unreleased = 0;       // scheduled for release later in a running unit
   bool finishing = false;
   Time last_unit_end;
+  // The eager host (TrainingConfig::host_launch_cost) where it carries on from unit to unit: when it issued the
+  // last launch of the stage's previous unit, and the GPU's wait for it in the unit now running.
+  Time host_free;
+  Time unit_host_wait;
   Time optimizer_start, finish;
   StepBreakdown sums;
   Flops model_flops, hardware_flops;
@@ -179,6 +183,16 @@ void StepReplay::try_start(int s) {
   if (pair) {
     const PipelineUnit& w = st.order[st.next + 1];
     dur = costs_.merged(s, u.chunk, w.chunk) + costs_.merged_host_wait(s, u.chunk, w.chunk);
+    st.host_free = start + dur;
+  } else if (host_carries_on()) {
+    // The host went on to this unit's launches as soon as it had issued the previous unit's, while the GPU still
+    // ran that unit's tail: its lead covers the launch-bound part before the unit's first synchronisation.
+    const Time lead = std::max(Time::zero(), start - st.host_free);
+    st.unit_host_wait = c.issue.wait(lead);
+    dur = c.total() - c.host_wait + st.unit_host_wait;
+    st.host_free = start + c.issue.host_span(lead);
+  } else {
+    st.unit_host_wait = c.host_wait;
   }
   // The last backward of a chunk produces its final gradients layer by layer: release the DP buckets
   // while it runs, so their reduction overlaps the rest of the backward pass.
@@ -203,12 +217,12 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
     st.sums.memory_kernels += c.memory_kernels;
     st.sums.tp_comm += c.tp_comm;
     st.sums.cp_comm += c.cp_comm;
-    if (count == 1) st.sums.host_wait += c.host_wait;
+    if (count == 1) st.sums.host_wait += st.unit_host_wait;
     st.sums.clock_seconds += c.clock_seconds;
     st.model_flops += c.model_flops;
     st.hardware_flops += c.hardware_flops;
     if (count == 1) st.sums.ep_comm += c.ep_comm;
-    stream_work += c.compute + c.tp_comm + c.cp_comm + (count == 1 ? c.host_wait : Time::zero());
+    stream_work += c.compute + c.tp_comm + c.cp_comm + (count == 1 ? st.unit_host_wait : Time::zero());
     name += std::string(k > 0 ? " + " : "") + (u.forward ? "F" : "B") + " mb" + std::to_string(u.micro_batch) +
             (virtual_ > 1 ? " chunk" + std::to_string(u.chunk) : "");
   }
@@ -249,6 +263,13 @@ void StepReplay::release(int s) {
   if (st.next == st.order.size()) st.last_unit_end = engine_.now();
   try_start(s);
   maybe_finish(s);
+}
+
+bool StepReplay::host_carries_on() const noexcept {
+  // Megatron-Core synchronises the host with the GPU at every pipeline send and receive (batch_isend_irecv
+  // followed by torch.cuda.synchronize(), ModelParallelConfig::batch_p2p_sync), so only a stage with no pipeline
+  // neighbours lets its host run ahead from unit to unit; CUDA graphs leave no eager host to model.
+  return plan_.pp == 1 && train_.host_launch_cost > Time::zero();
 }
 
 bool StepReplay::blocking_sends() const noexcept {

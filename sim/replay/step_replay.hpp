@@ -93,6 +93,8 @@ class StepReplay {
   void transfer(int from, std::pair<int, int> to, bool forward, int micro_batch);
   /// Whether a pipeline send holds its stage's compute stream until it completes (Overlap::pp_comm).
   [[nodiscard]] bool blocking_sends() const noexcept;
+  /// Whether a stage's eager host issues its next unit while the GPU still runs the last one (no pipeline).
+  [[nodiscard]] bool host_carries_on() const noexcept;
   /// The stage's compute stream is free again: run its next unit, or finish.
   void release(int s);
   void emit(int s, const char* stream, std::string name, Time start, Time end);

@@ -276,11 +276,12 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
           if (q.layer) li = li.then(q.cost->first.issue);
         }
         for (auto it = parts.rbegin(); it != parts.rend(); ++it) bi = bi.then(it->cost->second.issue);
+        // Full recompute issues the layers' forward again just before the backward: one run, in that order.
+        if (t.recompute == Recompute::full) bi = li.then(bi);
         f.host_wait = fi.wait();
         b.host_wait = bi.wait();
-        layers_forward.host_wait = li.wait();
         f.host = fi.host();
-        b.host = bi.host() + (t.recompute == Recompute::full ? li.host() : Time::zero());
+        b.host = bi.host();
         f.issue = fi;
         b.issue = bi;
       }
@@ -290,6 +291,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       if (t.recompute == Recompute::full) {
         UnitCost rerun = layers_forward;
         rerun.hardware_flops = layers_forward.model_flops;
+        rerun.host_wait = Time::zero();  // the backward's issue (above) runs the rerun's launches first
         prepend_rerun(b, rerun);
       }
       if (t.recompute == Recompute::selective && layers_forward.selective_recompute > Time::zero()) {

@@ -3,6 +3,9 @@
 // synchronisations that make the host wait for the GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "sim/replay/host_issue.hpp"
 
 namespace cs {
@@ -112,6 +115,42 @@ TEST(HostIssue, NativeLaunchesScaleWithTheHost) {
   const auto r = HostIssue::of({gemm}, {Time::us(40)}, Time::us(60), GroupedLaunch::native, 2.0);
   EXPECT_NEAR(r.wait().seconds(), 60e-6 + 3 * 2 * kNativeGemmLaunch.seconds() + 10e-6 - 40e-6, 1e-9);
   EXPECT_NEAR(r.host().seconds(), 60e-6 + 3 * 2 * kNativeGemmLaunch.seconds(), 1e-9);
+}
+
+// A host that carries on from one run to the next (StepReplay, a stage without pipeline neighbours) starts the
+// second run's launches when it has issued the first run's last, while the GPU may still be busy with it. With
+// the lead that leaves, the second run waits exactly what composing the two runs into one gives, synchronised or
+// not: the replay's unit-by-unit carry is the same model as one long run.
+TEST(HostIssue, CarryingTheHostsLeadAcrossRunsIsComposingThem) {
+  const Time h = Time::us(30);
+  struct Part {
+    std::vector<Op> ops;
+    std::vector<Time> stream;
+  };
+  const std::vector<Part> parts = {
+      {{op(), op(5)}, {Time::us(200), Time::us(50)}},                          // GPU-bound, then launch-bound
+      {{op(6)}, {Time::us(40)}},                                               // launch-bound
+      {{op(), op(5, true), op(2)}, {Time::us(300), Time::us(50), Time::us(500)}},  // synchronised, GPU-bound tail
+      {{op(2), op(3, true), op(4)}, {Time::us(20), Time::us(30), Time::us(40)}},   // synchronised, launch-bound
+      {{op(), op()}, {Time::us(900), Time::us(10)}},                           // GPU-bound
+  };
+  for (const Part& a : parts) {
+    for (const Part& b : parts) {
+      const auto ia = HostIssue::of(a.ops, a.stream, h);
+      const auto ib = HostIssue::of(b.ops, b.stream, h);
+      Time gpu_a = Time::zero();
+      for (const Time t : a.stream) gpu_a += t;
+      const Time a_end = gpu_a + ia.wait();  // the GPU finishes a; the host finished issuing it at host_span(0)
+      const Time lead = std::max(Time::zero(), a_end - ia.host_span(Time::zero()));
+      EXPECT_EQ(ia.wait() + ib.wait(lead), ia.then(ib).wait());
+    }
+  }
+  // Without a synchronisation the host is where its launches put it: 6 launches of 30 us begun 100 us early.
+  EXPECT_EQ(HostIssue::of(parts[1].ops, parts[1].stream, h).host_span(Time::us(100)), Time::us(80));
+  // A lead longer than the run's deficit leaves no wait; a synchronisation drains it (the tail still waits).
+  EXPECT_EQ(HostIssue::of(parts[1].ops, parts[1].stream, h).wait(Time::us(500)), Time::zero());
+  const auto synced = HostIssue::of(parts[3].ops, parts[3].stream, h);
+  EXPECT_EQ(synced.wait(Time::us(500)), synced.wait() - Time::us(50));  // only the head's 50 us idle is covered
 }
 
 }  // namespace

@@ -7,8 +7,9 @@
 // (docs/validation.md, "Host-bound eager steps"): the MoE bound below is what the model reaches, not the 5% it
 // reaches on dense layers. Since 2026-12-06 the script's own unfused permutation is priced (index_select and the
 // atomic index_add_, training.moe_permute_fusion false: 13.3 ms of its measured kernels with 128 experts): 32
-// experts -1.5%, 8 experts -8.8%, and the host-bound 128 experts +16.6%, where the host model's overestimate of
-// that case (+10.9% without the atomics' GPU time) is what grows; it is bounded at 20%.
+// experts -1.5%, 8 experts -8.8%, and the host-bound 128 experts +16.6%. Since the host carries on from the
+// forward to the backward (it launches the backward while the GPU still runs the loss, StepReplay::host_carries_on)
+// the 128 experts are +12.6%: what remains is the per-layer synchronisation's cost (host_sync_step_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -35,7 +36,7 @@ TEST(MoeStep, MeasuredH200MoeStepsWithinTheirBoundsDenseWithinFive) {
     const double ratio = predicted_ms / measured_ms;
     std::printf("%s: forward+backward predicted %.1f ms, measured %.1f ms (%+.1f%%)\n", sc.name.c_str(),
                 predicted_ms, measured_ms, (ratio - 1) * 100);
-    EXPECT_NEAR(ratio, 1.0, experts >= 128 ? 0.20 : experts > 0 ? 0.15 : 0.05) << sc.name;
+    EXPECT_NEAR(ratio, 1.0, experts > 0 ? 0.15 : 0.05) << sc.name;
   }
 }
 
