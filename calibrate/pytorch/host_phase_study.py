@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Where an eager step's host time goes, forward against backward: the data behind the host-issue model's single
+cost per launch (docs/validation.md, "Host time by phase").
+
+The model is moe_step.py's Qwen3-MoE-shaped stack, run as host_sync_study.py runs it (routings `balanced`, with
+the per-expert counts copied to the host, and `static`, with the splits known in advance; both give the GPU the
+same kernels). Per step it records, on the host, the time until the forward returns and the time the backward
+call then takes (autograd launches the backward's kernels from its C++ engine thread; Python launches the
+forward's), and on the GPU, CUDA events at the step's start, the forward's end and the backward's end. The
+profiler counts the forward's kernels and the whole step's. Tiny configurations (256 tokens) leave the GPU
+nearly idle, so their phases' times are the host's own.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from moe_step import MoE, Model
+from nvml_window import NvmlWindow
+
+
+def kernels_of(fn):
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return sum(e.count for e in prof.key_averages() if getattr(e, "self_device_time_total", 0.0) > 0)
+
+
+def kernel_timeline(fn, fwd_kernels, path):
+    """GPU kernels of one call of `fn`, from the profiler's trace: per phase (the first `fwd_kernels` are the
+    forward's), the kernels' busy time, the idle time between them, and the median and 10th-percentile gap."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    prof.export_chrome_trace(path)
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    ks = sorted((e["ts"], e["dur"]) for e in events if e.get("cat") == "kernel" and e.get("ph") == "X")
+    out = {}
+    for phase, part in (("fwd", ks[:fwd_kernels]), ("bwd", ks[fwd_kernels:])):
+        gaps = [max(0.0, b[0] - (a[0] + a[1])) for a, b in zip(part, part[1:])]
+        gaps_sorted = sorted(gaps) or [0.0]
+        out[phase] = dict(kernels=len(part), busy_ms=sum(d for _, d in part) / 1e3, idle_ms=sum(gaps) / 1e3,
+                          gap_median_us=statistics.median(gaps_sorted),
+                          gap_p10_us=gaps_sorted[len(gaps_sorted) // 10])
+    return out
+
+
+def summary(xs):
+    return dict(median=statistics.median(xs), min=min(xs), max=max(xs))
+
+
+def run(cfg, routing, steps, warmup, nvml, trace_path=None):
+    torch.manual_seed(0)
+    model = Model(cfg).cuda().to(torch.bfloat16)
+    for m in model.modules():
+        if isinstance(m, MoE):
+            m.routing = routing
+    idx = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
+    tgt = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
+    rec = {k: [] for k in ("host_fwd_ms", "host_bwd_ms", "gpu_fwd_ms", "gpu_bwd_ms", "gpu_step_ms")}
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+        t_timed = None
+        for i in range(warmup + steps):
+            if i == warmup:
+                t_timed = time.monotonic()
+            for p in model.parameters():
+                p.grad = None
+            torch.cuda.synchronize()
+            a, m, b = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+            h0 = time.perf_counter()
+            a.record()
+            loss = model(idx, tgt)
+            m.record()
+            h1 = time.perf_counter()
+            loss.backward()
+            b.record()
+            h2 = time.perf_counter()
+            b.synchronize()
+            if i >= warmup:
+                rec["host_fwd_ms"].append((h1 - h0) * 1e3)
+                rec["host_bwd_ms"].append((h2 - h1) * 1e3)
+                rec["gpu_fwd_ms"].append(a.elapsed_time(m))
+                rec["gpu_bwd_ms"].append(m.elapsed_time(b))
+                rec["gpu_step_ms"].append(a.elapsed_time(b))
+        t_end = time.monotonic()
+        fwd_kernels = kernels_of(lambda: model(idx, tgt))
+        step_kernels = kernels_of(lambda: model(idx, tgt).backward())
+        timeline = kernel_timeline(lambda: model(idx, tgt).backward(), fwd_kernels, trace_path) if trace_path else None
+    mhz, watts, temp, reasons = nvml.window(t_timed, t_end)
+    del model
+    torch.cuda.empty_cache()
+    out = dict(cfg, routing=routing, steps=steps, warmup=warmup, fwd_kernels=fwd_kernels,
+               bwd_kernels=step_kernels - fwd_kernels,
+               nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons))
+    for k, xs in rec.items():
+        out[k] = summary(xs)
+    if timeline:
+        out["timeline"] = timeline
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--steps", type=int, default=12)
+    ap.add_argument("--only", default="", help="comma-separated configuration names to run (default: all)")
+    ap.add_argument("--timeline", default="", help="directory for one profiled step's trace per run: adds each "
+                    "phase's kernel busy and idle time (default: none)")
+    args = ap.parse_args()
+    base = dict(hidden=2048, heads=32, kv_heads=4, head_dim=128, layers=6, vocab=151936)
+    configs = [
+        dict(base, name="moe-e128-k8", seq=4096, batch=2, experts=128, top_k=8, expert_ffn=768),
+        dict(base, name="moe-e32-k2", seq=4096, batch=2, experts=32, top_k=2, expert_ffn=3072),
+        dict(base, name="dense-ffn6144", seq=4096, batch=2, experts=0, top_k=1, expert_ffn=6144),
+        dict(base, name="moe-e128-k8-tiny", seq=256, batch=1, experts=128, top_k=8, expert_ffn=768),
+        dict(base, name="moe-e32-k2-tiny", seq=256, batch=1, experts=32, top_k=2, expert_ffn=3072),
+        dict(base, name="dense-tiny", seq=256, batch=1, experts=0, top_k=1, expert_ffn=6144, vocab=2048),
+    ]
+    if args.only:
+        names = args.only.split(",")
+        unknown = sorted(set(names) - {c["name"] for c in configs})
+        if unknown:
+            ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(c['name'] for c in configs)}")
+        configs = [c for c in configs if c["name"] in names]
+    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0))
+    nvml = NvmlWindow()
+    env["power_limit_w"] = nvml.power_limit_w
+    results = []
+    for cfg in configs:
+        for routing in (("static",) if cfg["experts"] == 0 else ("balanced", "static")):
+            t0 = time.time()
+            trace = f"{args.timeline}/{cfg['name']}-{routing}.json" if args.timeline else None
+            r = run(cfg, routing, steps=args.steps, warmup=4, nvml=nvml, trace_path=trace)
+            print(f"host_phase_study: {r['name']} {routing}: host fwd {r['host_fwd_ms']['median']:.2f} / bwd "
+                  f"{r['host_bwd_ms']['median']:.2f} ms, GPU fwd {r['gpu_fwd_ms']['median']:.2f} / bwd "
+                  f"{r['gpu_bwd_ms']['median']:.2f} ms (step min {r['gpu_step_ms']['min']:.2f}), kernels "
+                  f"{r['fwd_kernels']} / {r['bwd_kernels']}, {r['nvml']['sm_mhz_median']:.0f} MHz "
+                  f"{r['nvml']['watts_median']:.0f} W [{time.time() - t0:.0f} s]", file=sys.stderr, flush=True)
+            for phase, t in r.get("timeline", {}).items():
+                print(f"  {phase}: {t['kernels']} kernels busy {t['busy_ms']:.2f} ms, idle {t['idle_ms']:.2f} ms, "
+                      f"gap median {t['gap_median_us']:.1f} us, p10 {t['gap_p10_us']:.1f} us", file=sys.stderr, flush=True)
+            results.append(r)
+            with open(args.out, "w") as f:
+                json.dump(dict(environment=env, results=results), f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
