@@ -94,6 +94,7 @@ void StepReplay::emit(int s, const char* stream, std::string name, Time start, T
 StepResult StepReplay::run() {
   const Time t0 = engine_.now();
   step_start_ = t0;
+  for (Stage& st : stages_) st.host_free = t0;  // host and GPU start the step together
   const std::uint64_t e0 = engine_.executed();
   for (int s = 0; s < plan_.pp; ++s) try_start(s);
   engine_.run();

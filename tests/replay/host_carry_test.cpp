@@ -19,7 +19,7 @@ struct Replayed {
 
 // One GPU (or a 2-stage pipeline of two), 4 micro-batches, each launch 40 us of host: launch-bound MoE layers
 // after a GPU-bound head.
-Replayed replay(int pp, bool sync) {
+Replayed replay(int pp, bool sync, Time engine_start = Time::zero()) {
   const ModelSpec m = tiny_moe(4);
   ParallelPlan p;
   p.pp = pp;
@@ -31,6 +31,10 @@ Replayed replay(int pp, bool sync) {
   t.moe_host_sync = sync;
   testing::FixedCostModel compute;
   EventEngine engine;
+  if (engine_start > Time::zero()) {  // an engine that has run before: the step starts at its clock
+    engine.schedule_in(engine_start, [] {});
+    engine.run();
+  }
   testing::RingFabric fabric(engine, Bandwidth{25e9}, Time::us(10));
   const UnitCosts costs(m, p, t, compute, [&](const CollectiveRequest& r) { return fabric.duration(r); }, 132);
   StepReplay replay(m, p, t, costs, fabric, engine);
@@ -55,6 +59,12 @@ TEST(HostCarry, OneStagesUnitsRunAsOneRunOfLaunches) {
     EXPECT_EQ(r.step.breakdown.host_wait, r.composed_wait) << (sync ? "synchronised" : "not synchronised");
     EXPECT_EQ(r.step.step_time - r.step.breakdown.optimizer - r.step.breakdown.dp_comm, r.gpu + r.composed_wait);
   }
+}
+
+TEST(HostCarry, TheHostStartsWithTheStepNotWithTheEnginesClock) {
+  const Replayed fresh = replay(1, true), later = replay(1, true, Time::from_seconds(1.0));
+  EXPECT_EQ(later.step.step_time, fresh.step.step_time);
+  EXPECT_EQ(later.step.breakdown.host_wait, fresh.step.breakdown.host_wait);
 }
 
 TEST(HostCarry, APipelineStagesHostWaitsForEachUnit) {
