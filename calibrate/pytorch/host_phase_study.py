@@ -31,9 +31,8 @@ def kernels_of(fn):
     return sum(e.count for e in prof.key_averages() if getattr(e, "self_device_time_total", 0.0) > 0)
 
 
-def kernel_timeline(fn, fwd_kernels, path):
-    """GPU kernels of one call of `fn`, from the profiler's trace: per phase (the first `fwd_kernels` are the
-    forward's), the kernels' busy time, the idle time between them, and the median and 10th-percentile gap."""
+def trace_kernels(fn, path):
+    """(start, duration) in us of every GPU kernel of one call of `fn`, from the profiler's trace."""
     from torch.profiler import ProfilerActivity, profile
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn()
@@ -41,7 +40,15 @@ def kernel_timeline(fn, fwd_kernels, path):
     prof.export_chrome_trace(path)
     with open(path) as f:
         events = json.load(f)["traceEvents"]
-    ks = sorted((e["ts"], e["dur"]) for e in events if e.get("cat") == "kernel" and e.get("ph") == "X")
+    return sorted((e["ts"], e["dur"]) for e in events if e.get("cat") == "kernel" and e.get("ph") == "X")
+
+
+def kernel_timeline(forward, step, path):
+    """GPU kernels of one `step` from the profiler's trace, split where a `forward` alone ends (counted in its own
+    trace: the profiler's per-kernel totals also count memsets and copies, run 11's split used those): per phase
+    the kernels' busy time, the idle time between them, and the median and 10th-percentile gap."""
+    fwd_kernels = len(trace_kernels(forward, path))
+    ks = trace_kernels(step, path)
     out = {}
     for phase, part in (("fwd", ks[:fwd_kernels]), ("bwd", ks[fwd_kernels:])):
         gaps = [max(0.0, b[0] - (a[0] + a[1])) for a, b in zip(part, part[1:])]
@@ -92,7 +99,8 @@ def run(cfg, routing, steps, warmup, nvml, trace_path=None):
         t_end = time.monotonic()
         fwd_kernels = kernels_of(lambda: model(idx, tgt))
         step_kernels = kernels_of(lambda: model(idx, tgt).backward())
-        timeline = kernel_timeline(lambda: model(idx, tgt).backward(), fwd_kernels, trace_path) if trace_path else None
+        timeline = (kernel_timeline(lambda: model(idx, tgt), lambda: model(idx, tgt).backward(), trace_path)
+                    if trace_path else None)
     mhz, watts, temp, reasons = nvml.window(t_timed, t_end)
     del model
     torch.cuda.empty_cache()
