@@ -9,18 +9,18 @@
 
 namespace cs::testing {
 
-/// <tmp>/cs_<name>_<pid><ext>, removed if a previous run left it.
+/// <tmp>/cs_<name>_<pid><ext>, removed if a previous run left it: a file, or a directory with its contents (a
+/// process of an earlier run with the same pid may have left either; plain remove() throws on a full directory).
 inline std::filesystem::path temp_file(const std::string& name, const std::string& ext) {
   const std::filesystem::path p =
       std::filesystem::temp_directory_path() / ("cs_" + name + "_" + std::to_string(::getpid()) + ext);
-  std::filesystem::remove(p);
+  std::filesystem::remove_all(p);
   return p;
 }
 
 /// A fresh, empty directory <tmp>/cs_<name>_<pid>.
 inline std::filesystem::path temp_dir(const std::string& name) {
   const std::filesystem::path d = temp_file(name, "");
-  std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
 }
