@@ -19,7 +19,7 @@ import time
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from moe_step import MoE, Model
+from host_sync_study import select, setup
 from nvml_window import NvmlWindow
 
 
@@ -64,13 +64,7 @@ def summary(xs):
 
 
 def run(cfg, routing, steps, warmup, nvml, trace_path=None):
-    torch.manual_seed(0)
-    model = Model(cfg).cuda().to(torch.bfloat16)
-    for m in model.modules():
-        if isinstance(m, MoE):
-            m.routing = routing
-    idx = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
-    tgt = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
+    model, idx, tgt = setup(cfg, routing)
     rec = {k: [] for k in ("host_fwd_ms", "host_bwd_ms", "gpu_fwd_ms", "gpu_bwd_ms", "gpu_step_ms")}
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
         t_timed = None
@@ -131,12 +125,7 @@ def main():
         dict(base, name="moe-e32-k2-tiny", seq=256, batch=1, experts=32, top_k=2, expert_ffn=3072),
         dict(base, name="dense-tiny", seq=256, batch=1, experts=0, top_k=1, expert_ffn=6144, vocab=2048),
     ]
-    if args.only:
-        names = args.only.split(",")
-        unknown = sorted(set(names) - {c["name"] for c in configs})
-        if unknown:
-            ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(c['name'] for c in configs)}")
-        configs = [c for c in configs if c["name"] in names]
+    configs = select(ap, configs, args.only)
     env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0))
     nvml = NvmlWindow()
     env["power_limit_w"] = nvml.power_limit_w

@@ -33,7 +33,9 @@ def kernel_count(model, idx, tgt):
     return sum(e.count for e in prof.key_averages() if getattr(e, "self_device_time_total", 0.0) > 0)
 
 
-def run(cfg, routing, steps, warmup, nvml):
+def setup(cfg, routing):
+    """moe_step.py's model of `cfg` in bf16 with every MoE layer routing as `routing`, and one batch of tokens and
+    targets (also host_phase_study.py's)."""
     torch.manual_seed(0)
     model = Model(cfg).cuda().to(torch.bfloat16)
     for m in model.modules():
@@ -41,6 +43,22 @@ def run(cfg, routing, steps, warmup, nvml):
             m.routing = routing
     idx = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
     tgt = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
+    return model, idx, tgt
+
+
+def select(ap, configs, only):
+    """The configurations `--only` names (comma-separated; all where empty); an unknown name is an argparse error."""
+    if not only:
+        return configs
+    names = only.split(",")
+    unknown = sorted(set(names) - {c["name"] for c in configs})
+    if unknown:
+        ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(c['name'] for c in configs)}")
+    return [c for c in configs if c["name"] in names]
+
+
+def run(cfg, routing, steps, warmup, nvml):
+    model, idx, tgt = setup(cfg, routing)
     gpu_ms, host_ms = [], []
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
         t_timed = None
@@ -87,12 +105,7 @@ def main():
     nvml = NvmlWindow()
     env["power_limit_w"] = nvml.power_limit_w
     results = []
-    if args.only:
-        names = args.only.split(",")
-        unknown = sorted(set(names) - {c["name"] for c in configs})
-        if unknown:
-            ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(c['name'] for c in configs)}")
-        configs = [c for c in configs if c["name"] in names]
+    configs = select(ap, configs, args.only)
     for cfg in configs:
         for routing in (("static",) if cfg["experts"] == 0 else ("balanced", "static")):
             t0 = time.time()
