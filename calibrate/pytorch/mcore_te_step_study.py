@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""What a Megatron-Core layer built on Transformer Engine costs the host and the GPU, per layer and micro-batch,
+measured with both on one GPU (docs/validation.md, "Megatron-Core on Transformer Engine").
+
+The simulator's host-issue model charges each eager launch the host time plain PyTorch spends per kernel
+(kEagerHostLaunch) times Transformer Engine's work per call (kTransformerEngineHostFactor), over the operators its
+layer model lists (about 24 for a dense layer, 140 for a Qwen3-30B-A3B MoE layer at EP 8). What a production
+layer really launches, and what its host really spends, were not measured: run 5 (mcore_host_study.py) had no
+Transformer Engine and ran Megatron-Core's "local" layers. This script runs Megatron-Core (its source from
+--mcore, e.g. `git archive core_r0.15.0 megatron/core`, the release NeMo 25.11 shipped) with the Transformer
+Engine layer spec (get_gpt_layer_with_transformer_engine_spec: fused norm+linear, TE attention and fused RoPE,
+TEGroupedMLP experts) through its own forward_backward_no_pipelining, as Megatron-Bridge 25.11's Qwen3 MoE recipe
+configures it (alltoall dispatcher, force-balanced routing with the aux loss, router and permute fusion, bias
+activation fusion, grouped GEMM), in bf16 or fp8 with current (tensorwise) scaling.
+
+Configurations (Qwen3-30B-A3B's layer: hidden 2,048, 32 heads of 128, 4 KV groups, QK norm, SwiGLU):
+    dense   FFN 6,144
+    moe     16 experts of FFN 768, top-8: one GPU's expert work of Qwen3-30B-A3B at EP 8, without the all-to-all
+each with 2 and 6 layers (their difference is four layers without the embedding, head and schedule), at micro-
+batches of 1 x 128 tokens (the GPU idles: wall time is the host's) and 2 x 4,096 (row 190's micro-batch).
+Per run: wall ms per micro-batch in steady state, the GPU's busy time and kernel count per micro-batch from the
+profiler, NVML clock and power.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+from nvml_window import NvmlWindow
+
+
+def build(layers, moe, seq, precision, ddp):
+    from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
+    from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_with_transformer_engine_spec
+    from megatron.core.models.gpt.gpt_model import GPTModel
+    from megatron.core.transformer.transformer_config import TransformerConfig
+
+    kw = dict(num_layers=layers, hidden_size=2048, num_attention_heads=32, num_query_groups=4, kv_channels=128,
+              ffn_hidden_size=6144, normalization="RMSNorm", layernorm_epsilon=1e-6, qk_layernorm=True,
+              gated_linear_unit=True, activation_func=F.silu, add_bias_linear=False, hidden_dropout=0.0,
+              attention_dropout=0.0, bf16=True, params_dtype=torch.bfloat16, pipeline_dtype=torch.bfloat16,
+              apply_rope_fusion=True, bias_activation_fusion=True, bias_dropout_fusion=True,
+              masked_softmax_fusion=True, gradient_accumulation_fusion=ddp)
+    if precision == "fp8cs":
+        kw.update(fp8="hybrid", fp8_recipe="tensorwise")
+    if moe:
+        kw.update(num_moe_experts=16, moe_router_topk=8, moe_ffn_hidden_size=768, moe_grouped_gemm=True,
+                  moe_token_dispatcher_type="alltoall", moe_router_force_load_balancing=True,
+                  moe_router_load_balancing_type="aux_loss", moe_aux_loss_coeff=1e-3, moe_router_fusion=True,
+                  moe_permute_fusion=True)
+    cfg = TransformerConfig(**kw)
+    spec = get_gpt_layer_with_transformer_engine_spec(num_experts=16 if moe else None, moe_grouped_gemm=moe,
+                                                      qk_layernorm=True)
+    model = GPTModel(config=cfg, transformer_layer_spec=spec, vocab_size=32768, max_sequence_length=seq,
+                     pre_process=True, post_process=True, position_embedding_type="rope",
+                     rotary_base=1000000).cuda()
+    if ddp:  # Megatron-Bridge's wrapper: gradient buckets filled by backward hooks, the distributed optimizer's
+        model = DistributedDataParallel(cfg, DistributedDataParallelConfig(
+            overlap_grad_reduce=True, use_distributed_optimizer=True, grad_reduce_in_fp32=False), model)
+    return model
+
+
+def run(layers, moe, seq, batch, precision, args, nvml):
+    from megatron.core.pipeline_parallel import get_forward_backward_func
+
+    model = build(layers, moe, seq, precision, args.ddp)
+    mb = args.micro_batches
+    tokens = torch.randint(0, 32768, (batch, seq), device="cuda")
+    pos = torch.arange(seq, device="cuda").unsqueeze(0).expand(batch, seq)
+
+    def loss_func(out):
+        loss = out.float().mean()
+        return loss, {"loss": loss.detach()}
+
+    def step_func(it, m):
+        next(it)
+        return m(tokens, pos, None, labels=tokens), loss_func
+
+    fb = get_forward_backward_func()
+
+    def iteration():
+        if args.ddp:
+            model.zero_grad_buffer()
+        fb(forward_step_func=step_func, data_iterator=iter(range(mb)), model=[model], num_microbatches=mb,
+           seq_length=seq, micro_batch_size=batch, forward_only=False)
+        if args.ddp:
+            model.finish_grad_sync()
+
+    for _ in range(args.warmup):
+        iteration()
+    torch.cuda.synchronize()
+    walls = []
+    t_window0 = time.monotonic()
+    for _ in range(args.iterations):
+        t = time.perf_counter()
+        iteration()
+        torch.cuda.synchronize()
+        walls.append((time.perf_counter() - t) * 1e3 / mb)
+    t_window1 = time.monotonic()
+    # The GPU's busy time and kernel count: one more iteration under the profiler (CUDA activity only).
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        iteration()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    busy_us = sum(e.device_time for e in kernels)
+    by_name = {}
+    for e in kernels:
+        k = by_name.setdefault(e.name[:90], [0, 0.0])
+        k[0] += 1
+        k[1] += e.device_time
+    top = sorted(by_name.items(), key=lambda kv: -kv[1][0])[:40]
+    r = dict(config="moe" if moe else "dense", precision=precision, layers=layers, seq=seq, batch=batch,
+             micro_batches=mb, ddp=args.ddp, ms_per_micro_batch_median=statistics.median(walls),
+             ms_min=min(walls), ms_max=max(walls), gpu_busy_ms_per_micro_batch=busy_us / 1e3 / mb,
+             kernels_per_micro_batch=len(kernels) / mb,
+             kernels_by_name=[dict(name=n, per_micro_batch=c / mb, us_per_micro_batch=t / mb) for n, (c, t) in top],
+             nvml=dict(zip(("sm_mhz_median", "watts_median", "temp_c_max", "clock_event_reasons"),
+                           nvml.window(t_window0, t_window1))))
+    del model
+    torch.cuda.empty_cache()
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mcore", required=True, help="folder holding megatron/core (Megatron-LM's source)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--iterations", type=int, default=8)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--micro-batches", type=int, default=4)
+    ap.add_argument("--shapes", default="1x128,2x4096", help="micro-batches as BATCHxSEQ")
+    ap.add_argument("--precisions", default="bf16,fp8cs")
+    ap.add_argument("--configs", default="dense,moe")
+    ap.add_argument("--ddp", action="store_true", help="wrap in Megatron-Core's DistributedDataParallel")
+    args = ap.parse_args()
+    sys.path.insert(0, os.path.abspath(args.mcore))
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", "29512")
+    torch.distributed.init_process_group("nccl", rank=0, world_size=1)
+    torch.cuda.set_device(0)
+    from megatron.core import parallel_state
+    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
+    parallel_state.initialize_model_parallel(1, 1)
+    model_parallel_cuda_manual_seed(1234)
+    import megatron.core
+    import transformer_engine
+    nvml = NvmlWindow()
+    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(),
+               megatron_core=getattr(megatron.core, "__version__", "?"),
+               transformer_engine=getattr(transformer_engine, "__version__", "?"), power_limit_w=nvml.power_limit_w)
+    results = []
+    for shape in args.shapes.split(","):
+        batch, seq = (int(x) for x in shape.split("x"))
+        for precision in args.precisions.split(","):
+            for config in args.configs.split(","):
+                for layers in (2, 6):
+                    t0 = time.time()
+                    try:
+                        r = run(layers, config == "moe", seq, batch, precision, args, nvml)
+                    except Exception as e:  # noqa: BLE001 - record the failure, go on with the next
+                        r = dict(config=config, precision=precision, layers=layers, seq=seq, batch=batch,
+                                 error=f"{type(e).__name__}: {e}"[:2000])
+                    r["wall_s"] = round(time.time() - t0, 1)
+                    print(json.dumps({k: v for k, v in r.items() if k != "kernels_by_name"}), flush=True)
+                    results.append(r)
+                    with open(args.out, "w") as f:
+                        json.dump(dict(environment=env, results=results), f, indent=1)
+    torch.distributed.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
