@@ -34,7 +34,7 @@ import torch.nn.functional as F
 from nvml_window import NvmlWindow
 
 
-def build(layers, moe, seq, precision, ddp):
+def build(layers, experts, seq, precision, ddp):
     from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
     from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_with_transformer_engine_spec
     from megatron.core.models.gpt.gpt_model import GPTModel
@@ -45,16 +45,17 @@ def build(layers, moe, seq, precision, ddp):
               gated_linear_unit=True, activation_func=F.silu, add_bias_linear=False, hidden_dropout=0.0,
               attention_dropout=0.0, bf16=True, params_dtype=torch.bfloat16, pipeline_dtype=torch.bfloat16,
               apply_rope_fusion=True, bias_activation_fusion=True, bias_dropout_fusion=True,
-              masked_softmax_fusion=True, gradient_accumulation_fusion=ddp)
+              masked_softmax_fusion=True, gradient_accumulation_fusion=False)
     if precision == "fp8cs":
         kw.update(fp8="hybrid", fp8_recipe="tensorwise")
+    moe = experts > 0
     if moe:
-        kw.update(num_moe_experts=16, moe_router_topk=8, moe_ffn_hidden_size=768, moe_grouped_gemm=True,
+        kw.update(num_moe_experts=experts, moe_router_topk=8, moe_ffn_hidden_size=768, moe_grouped_gemm=True,
                   moe_token_dispatcher_type="alltoall", moe_router_force_load_balancing=True,
                   moe_router_load_balancing_type="aux_loss", moe_aux_loss_coeff=1e-3, moe_router_fusion=True,
                   moe_permute_fusion=True)
     cfg = TransformerConfig(**kw)
-    spec = get_gpt_layer_with_transformer_engine_spec(num_experts=16 if moe else None, moe_grouped_gemm=moe,
+    spec = get_gpt_layer_with_transformer_engine_spec(num_experts=experts if moe else None, moe_grouped_gemm=moe,
                                                       qk_layernorm=True)
     model = GPTModel(config=cfg, transformer_layer_spec=spec, vocab_size=32768, max_sequence_length=seq,
                      pre_process=True, post_process=True, position_embedding_type="rope",
@@ -65,10 +66,13 @@ def build(layers, moe, seq, precision, ddp):
     return model
 
 
-def run(layers, moe, seq, batch, precision, args, nvml):
+def run(layers, experts, seq, batch, precision, args, nvml):
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
-    model = build(layers, moe, seq, precision, args.ddp)
+    # Megatron-Core keeps MoE aux-loss statistics in a global tracker sized by the first model's layer count.
+    from megatron.core.transformer.moe import moe_utils
+    moe_utils.get_moe_layer_wise_logging_tracker().clear()
+    model = build(layers, experts, seq, precision, args.ddp)
     mb = args.micro_batches
     tokens = torch.randint(0, 32768, (batch, seq), device="cuda")
     pos = torch.arange(seq, device="cuda").unsqueeze(0).expand(batch, seq)
@@ -115,7 +119,8 @@ def run(layers, moe, seq, batch, precision, args, nvml):
         k[0] += 1
         k[1] += e.device_time
     top = sorted(by_name.items(), key=lambda kv: -kv[1][0])[:40]
-    r = dict(config="moe" if moe else "dense", precision=precision, layers=layers, seq=seq, batch=batch,
+    r = dict(config=f"moe{experts}" if experts else "dense", experts=experts, precision=precision, layers=layers,
+             seq=seq, batch=batch,
              micro_batches=mb, ddp=args.ddp, ms_per_micro_batch_median=statistics.median(walls),
              ms_min=min(walls), ms_max=max(walls), gpu_busy_ms_per_micro_batch=busy_us / 1e3 / mb,
              kernels_per_micro_batch=len(kernels) / mb,
@@ -127,6 +132,33 @@ def run(layers, moe, seq, batch, precision, args, nvml):
     return r
 
 
+def yardstick(nvml, calls=200, reps=15):
+    """Host time of one forward of torch.nn.Linear and of Transformer Engine's Linear (bf16, hidden 2,048, 8,192
+    tokens), the GPU kept busy by a sleep queued first: TE issue #2053's yardstick (host_linear_study.py)."""
+    import transformer_engine.pytorch as te
+    from queued_timing import sleep_cycles
+    x = torch.randn(8192, 2048, device="cuda", dtype=torch.bfloat16)
+    out = {}
+    for name, layer in (("torch.nn.Linear", torch.nn.Linear(2048, 2048, bias=False)),
+                        ("te.Linear", te.Linear(2048, 2048, bias=False, params_dtype=torch.bfloat16))):
+        layer = layer.to("cuda", torch.bfloat16)
+        with torch.no_grad():
+            for _ in range(10):
+                layer(x)
+            torch.cuda.synchronize()
+            host = []
+            for _ in range(reps):
+                torch.cuda._sleep(sleep_cycles(80.0))
+                h0 = time.perf_counter()
+                for _ in range(calls):
+                    layer(x)
+                host.append((time.perf_counter() - h0) / calls * 1e6)
+                torch.cuda.synchronize()
+        out[name] = dict(host_us_per_call_median=statistics.median(host), host_us_per_call_min=min(host))
+        print(json.dumps({"yardstick": name, **out[name]}), flush=True)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mcore", required=True, help="folder holding megatron/core (Megatron-LM's source)")
@@ -136,7 +168,9 @@ def main():
     ap.add_argument("--micro-batches", type=int, default=4)
     ap.add_argument("--shapes", default="1x128,2x4096", help="micro-batches as BATCHxSEQ")
     ap.add_argument("--precisions", default="bf16,fp8cs")
-    ap.add_argument("--configs", default="dense,moe")
+    ap.add_argument("--configs", default="dense,moe16", help="dense, or moeE: E local experts (top-8)")
+    ap.add_argument("--yardstick", action="store_true",
+                    help="first time one torch.nn.Linear and one te.Linear forward on this host (TE issue #2053)")
     ap.add_argument("--ddp", action="store_true", help="wrap in Megatron-Core's DistributedDataParallel")
     args = ap.parse_args()
     sys.path.insert(0, os.path.abspath(args.mcore))
@@ -155,17 +189,22 @@ def main():
                megatron_core=getattr(megatron.core, "__version__", "?"),
                transformer_engine=getattr(transformer_engine, "__version__", "?"), power_limit_w=nvml.power_limit_w)
     results = []
+    if args.yardstick:
+        env["yardstick_linear_forward"] = yardstick(nvml)
     for shape in args.shapes.split(","):
         batch, seq = (int(x) for x in shape.split("x"))
         for precision in args.precisions.split(","):
             for config in args.configs.split(","):
                 for layers in (2, 6):
                     t0 = time.time()
-                    try:
-                        r = run(layers, config == "moe", seq, batch, precision, args, nvml)
-                    except Exception as e:  # noqa: BLE001 - record the failure, go on with the next
-                        r = dict(config=config, precision=precision, layers=layers, seq=seq, batch=batch,
-                                 error=f"{type(e).__name__}: {e}"[:2000])
+                    for attempt in (1, 2):  # a first call may fail in a kernel's JIT compilation; retried once
+                        try:
+                            experts = 0 if config == "dense" else int(config[3:] or 16)
+                            r = run(layers, experts, seq, batch, precision, args, nvml)
+                            break
+                        except Exception as e:  # noqa: BLE001 - record the failure, go on with the next
+                            r = dict(config=config, precision=precision, layers=layers, seq=seq, batch=batch,
+                                     error=f"{type(e).__name__}: {e}"[:2000], attempt=attempt)
                     r["wall_s"] = round(time.time() - t0, 1)
                     print(json.dumps({k: v for k, v in r.items() if k != "kernels_by_name"}), flush=True)
                     results.append(r)

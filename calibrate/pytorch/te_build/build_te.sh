@@ -28,6 +28,7 @@ cp -f build-te/core/libtransformer_engine.so build-te/pkg/
 ln -sfn "$src/transformer_engine" build-te/pkg/transformer_engine
 mkdir -p build-te/pkg/transformer_engine-2.9.0.dist-info
 printf 'Metadata-Version: 2.1\nName: transformer_engine\nVersion: 2.9.0\n' > build-te/pkg/transformer_engine-2.9.0.dist-info/METADATA
+printf 'transformer_engine/__init__.py,,\n' > build-te/pkg/transformer_engine-2.9.0.dist-info/RECORD
 if ! ls build-te/pkg/transformer_engine_torch*.so > /dev/null 2>&1; then
   site=$($py -c "import sysconfig;print(sysconfig.get_paths()['purelib'])")
   MAX_JOBS=$(nproc) $py calibrate/pytorch/te_build/build_torch_ext.py --te "$src" --out build-te/pkg \

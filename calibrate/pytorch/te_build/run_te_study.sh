@@ -4,7 +4,7 @@
 set -euo pipefail
 py=/opt/torch/.venv/bin/python3
 site=$($py -c "import sysconfig;print(sysconfig.get_paths()['purelib'])")
-export PYTHONPATH=$(pwd)/build-te/pkg:$(pwd)/calibrate/pytorch
+export PYTHONPATH=$(pwd)/build-te/pkg:$(pwd)/calibrate/pytorch:$(pwd)/calibrate/pytorch/te_build/shims
 export LD_LIBRARY_PATH=$(pwd)/build-te/pkg:$site/nvidia/cudnn/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CUDA_HOME=/usr/local/cuda NCCL_NVLS_ENABLE=0 CUDA_DEVICE_MAX_CONNECTIONS=1
 $py -c "import transformer_engine.pytorch as te; import transformer_engine; print('TE', transformer_engine.__version__)"

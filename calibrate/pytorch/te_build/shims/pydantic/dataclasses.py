@@ -1,0 +1,2 @@
+"""See __init__.py."""
+from dataclasses import dataclass  # noqa: F401
