@@ -14,11 +14,11 @@ HostIssue::Run HostIssue::Run::then(const Run& b) const {
   return Run{gpu + b.gpu, host + b.host, std::max(deficit, host - gpu + b.deficit)};
 }
 
-HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost,
-                        GroupedLaunch grouped, double native_scale) {
+HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& stream, const LaunchCosts& costs,
+                        GroupedLaunch grouped, unsigned captured) {
   HostIssue r;
-  const double h = launch_cost.seconds();
-  const bool native = grouped == GroupedLaunch::native && h > 0.0;
+  const bool native = grouped == GroupedLaunch::native && costs.op > Time::zero();
+  bool in_graph = false;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (ops[i].host_sync) {
       if (r.synced_) {
@@ -32,12 +32,19 @@ HostIssue HostIssue::of(const std::vector<Op>& ops, const std::vector<Time>& str
     // An op of several launches (one GEMM per local expert) feeds the GPU launch by launch.
     const int launches = std::max(1, ops[i].launches);
     const double g = stream[i].seconds() / launches;
-    const double further = !native || ops[i].python_launches
-                               ? h
-                               : (ops[i].kind == OpKind::gemm ? kNativeGemmLaunch : kNativeKernelLaunch).seconds() * native_scale;
+    const bool graph = (ops[i].graph_modules & captured) != 0;
+    double first = (ops[i].python_launches ? costs.torch_op : costs.op).seconds();
+    double further = (!native || ops[i].python_launches ? costs.torch_op
+                      : ops[i].kind == OpKind::gemm ? costs.native_gemm
+                                                    : costs.native_kernel).seconds();
+    if (graph) {  // a captured stretch: one graph launch, then nothing per kernel
+      first = in_graph ? 0.0 : costs.torch_op.seconds();
+      further = 0.0;
+    }
+    in_graph = graph;
     for (int k = 0; k < launches; ++k) {
-      run.launch(k == 0 ? h : further, g);
-      r.host_ += k == 0 ? h : further;
+      run.launch(k == 0 ? first : further, g);
+      r.host_ += k == 0 ? first : further;
     }
   }
   return r;

@@ -14,14 +14,35 @@
 
 namespace cs {
 
+/// The host's time per launch, by what issues it, on the node's host (UnitCosts::launch_costs).
+struct LaunchCosts {
+  /// An operator's launch: one kernel's in eager PyTorch, one module call's in a framework whose modules do more
+  /// per call (TrainingConfig::framework_host_factor).
+  Time op;
+  /// Each launch of an operator the framework runs as a chain of plain PyTorch operators (Op::python_launches),
+  /// and each further launch of a grouped operator looped in Python: eager PyTorch's cost per kernel.
+  Time torch_op;
+  /// A grouped operator's further GEMM and further small kernel from a native (C++) loop.
+  Time native_gemm, native_kernel;
+  /// The same cost for every launch of every kind (a host that does `t` per kernel).
+  [[nodiscard]] static LaunchCosts uniform(Time t) { return {t, t, t, t}; }
+};
+
 class HostIssue {
  public:
-  /// `stream[i]`: op i's time on the GPU stream (kernels with their gaps, or an in-stream collective);
-  /// `launch_cost`: the host's time per operator launch. An op's further launches (one per local expert) cost
-  /// `launch_cost` each from a Python loop, and kNativeGemmLaunch or kNativeKernelLaunch times `native_scale` (the
-  /// host's and framework's cost against the calibration's, UnitCosts::host_scale) from a native one.
+  /// `stream[i]`: op i's time on the GPU stream (kernels with their gaps, or an in-stream collective); `costs`:
+  /// the host's time per launch. An op's further launches (one per local expert) cost costs.torch_op each from a
+  /// Python loop, costs.native_gemm or costs.native_kernel from a native one. Ops of the CUDA-graph modules
+  /// `captured` (CudaGraphModules::Bit) replay as graphs: one launch at costs.torch_op per stretch of them.
+  [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream,
+                                    const LaunchCosts& costs, GroupedLaunch grouped = GroupedLaunch::python,
+                                    unsigned captured = 0);
+  /// Eager PyTorch on the calibration hosts at `launch_cost` per kernel: native loops at kNativeGemmLaunch and
+  /// kNativeKernelLaunch (ATen from C++, H200 run 12).
   [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost,
-                                    GroupedLaunch grouped = GroupedLaunch::python, double native_scale = 1.0);
+                                    GroupedLaunch grouped = GroupedLaunch::python) {
+    return of(ops, stream, LaunchCosts{launch_cost, launch_cost, kNativeGemmLaunch, kNativeKernelLaunch}, grouped);
+  }
   /// This run followed by `next`.
   [[nodiscard]] HostIssue then(const HostIssue& next) const;
   /// GPU idle time waiting for the host over the whole run, both clocks starting together.

@@ -90,7 +90,7 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
     }
     // Eager framework: the GPU idles after each operator; a grouped operator's further kernels add a gap each
     // from a Python loop, none from a native loop (queued back to back, as the calibration timed kernels).
-    if (op.kind != OpKind::collective) {
+    if (op.kind != OpKind::collective && (op.graph_modules & train_.cuda_graph_modules.bits()) == 0) {
       const bool each = train_.grouped_launch == GroupedLaunch::python || op.python_launches;
       u.compute += train_.kernel_gap * (each ? op.launches : 1);
     }
@@ -110,8 +110,23 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
   }
   u.hardware_flops = u.model_flops;
   u.clock_seconds = clock * u.compute.seconds();
-  u.issue = HostIssue::of(ops, stream, scaled(train_.host_launch_cost, host_scale_), train_.grouped_launch, host_scale_);
+  u.issue = HostIssue::of(ops, stream, launch_costs(), train_.grouped_launch, train_.cuda_graph_modules.bits());
   return u;
+}
+
+LaunchCosts UnitCosts::launch_costs() const noexcept {
+  if (train_.host_launch_cost <= Time::zero()) return LaunchCosts{};  // captured in CUDA graphs: no eager host
+  // A grouped GEMM's further launches: cuBLAS's host side (kNativeGemmLaunch) times the framework's work per call,
+  // up to what Transformer Engine's GroupedLinear measured on the 2025 stack (run 15); its per-expert casts are
+  // a C++ loop (split_quantize) at kNativeKernelLaunch.
+  if (train_.host_work == HostWork::uniform) {
+    return LaunchCosts{scaled(train_.host_launch_cost, host_scale_), scaled(train_.host_launch_cost, host_scale_),
+                       scaled(kNativeGemmLaunch, host_scale_), scaled(kNativeKernelLaunch, host_scale_)};
+  }
+  const double gemm_factor = std::min(train_.framework_host_factor,
+                                      kTransformerEngineGroupedGemmLaunch.seconds() / kNativeGemmLaunch.seconds());
+  return LaunchCosts{scaled(train_.host_launch_cost, host_scale_), host_scaled(train_.host_launch_cost),
+                     host_scaled(scaled(kNativeGemmLaunch, gemm_factor)), host_scaled(kNativeKernelLaunch)};
 }
 
 Time UnitCosts::merged_pair_host_wait(const UnitCost& f, const UnitCost& b, Time merged_gpu) const {

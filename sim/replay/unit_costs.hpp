@@ -66,12 +66,14 @@ class UnitCosts {
   /// The node's host against the calibration hosts (NodeSpec::host_linear_forward over
   /// kCalibrationHostLinearForward; 1 where the node's is not known): every host cost scales with it.
   [[nodiscard]] double host_speed() const noexcept { return host_speed_; }
-  /// An eager launch against the calibrated one (eager PyTorch on the calibration hosts): the framework's work per
-  /// call (TrainingConfig::framework_host_factor) times host_speed(). It applies to a grouped operator's further
-  /// launches too: Transformer Engine's grouped GEMM does PyTorch work per expert (torch.split, two torch.empty per
-  /// GEMM: TE issue #1499) and ran 2x slower than a Python loop of F.linear on a B300 (TE issue #2939).
-  /// Megatron-Core's schedule nodes (its own Python, no TE module) scale with the host only (host_scaled).
+  /// An operator's eager launch against the calibrated one (eager PyTorch on the calibration hosts): the
+  /// framework's work per call (TrainingConfig::framework_host_factor) times host_speed().
   [[nodiscard]] double host_scale() const noexcept { return host_scale_; }
+  /// The host's time per launch on this node: an operator's at host_scale() times TrainingConfig::host_launch_cost;
+  /// plain PyTorch operators (Op::python_launches) and Python loops at the host's speed alone; native loops are
+  /// Transformer Engine's: kNativeGemmLaunch times the framework's factor per further GEMM, at most
+  /// kTransformerEngineGroupedGemmLaunch (measured), kNativeKernelLaunch per further small kernel. Megatron-Core's schedule nodes (its own Python) scale with the host alone (host_scaled).
+  [[nodiscard]] LaunchCosts launch_costs() const noexcept;
   /// A calibrated host cost on this node's host.
   [[nodiscard]] Time host_scaled(Time t) const noexcept { return scaled(t, host_speed_); }
 

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -19,6 +20,29 @@
 
 namespace cs {
 namespace {
+
+/// Whether a row's Megatron-Core / NeMo stack predates 2026 (and Transformer Engine's CPU-overhead reductions of
+/// early 2026): a container release YY.MM up to 25.12 ("NeMo 25.11", "ngc25.01", "v25.04"), or Megatron-Core up
+/// to 0.15. Rows that name a 2026 release, Megatron-Core 0.16 or later, or Megatron-Bridge without a container
+/// (its runs named by commit) are 2026 stacks; rows that name neither are taken as the measured 2025 stack.
+bool te_stack_before_2026(const std::string& text) {
+  for (std::size_t i = 0; i + 5 <= text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1]))))
+      continue;
+    if (!std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 2] != '.' ||
+        !std::isdigit(static_cast<unsigned char>(text[i + 3])) || !std::isdigit(static_cast<unsigned char>(text[i + 4])))
+      continue;
+    if (i + 5 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 5]))) continue;
+    const int year = (text[i] - '0') * 10 + (text[i + 1] - '0'), month = (text[i + 3] - '0') * 10 + (text[i + 4] - '0');
+    if (year >= 23 && year <= 29 && month >= 1 && month <= 12) return year <= 25;
+  }
+  // Megatron-Bridge's 2025 runs name their NeMo container (25.09, 25.11); its runs named by commit are later ones.
+  for (const char* later : {"Megatron-Core 0.16", "Megatron-Core v0.16", "Megatron-Core 0.17", "Megatron-Core 0.18",
+                            "main @", "Megatron-Bridge"}) {
+    if (text.find(later) != std::string::npos) return false;
+  }
+  return true;
+}
 
 std::optional<double> number(const std::string& s) {
   // Leading number of the cell ("3 (Calculon encoding)" -> 3); empty or non-numeric -> nullopt.
@@ -568,10 +592,45 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       // NeMo, Megatron-Core and Megatron-Bridge run their layers through Transformer Engine's modules, which cost
       // the host more per call than PyTorch's (the calibrated costs are eager PyTorch's).
       if (nemo || contains(fw, "Megatron-Core") || contains(fw, "Megatron Core")) {
-        tr.framework_host_factor = kTransformerEngineHostFactor;
-        assumptions.push_back("Transformer Engine's host work per launch (2.7x PyTorch's)");
+        // The stack's release: Transformer Engine's CPU-overhead work (TE issue #2053's fixes, 2025-09 to 2026-01)
+        // reached the containers of 2026; the 2025 stacks pay what run 15 measured on NeMo 25.11's.
+        if (te_stack_before_2026(cell("source") + " " + cell("source_locator") + " " + fw)) {
+          tr.framework_host_factor = kTransformerEngineHostFactor;
+          assumptions.push_back("Megatron-Core on Transformer Engine (a 2025 release): host work per operator 7.6x "
+                                "eager PyTorch's (measured on NeMo 25.11's stack)");
+        } else {
+          tr.framework_host_factor = kTransformerEngine2026HostFactor;
+          tr.host_work = HostWork::uniform;
+          assumptions.push_back("Megatron-Core on Transformer Engine (a 2026 release): host work per operator 2.7x "
+                                "eager PyTorch's (TE issue #2053's module ratio; not measured here)");
+        }
       }
-      if (graphs) assumptions.push_back("CUDA graphs of some modules only: launched eagerly (per-module capture not modelled)");
+      if (graphs) {
+        // The captured modules as the row names them ("CUDA graphs of attn, moe_router, moe_preprocess",
+        // "cuda_graph_scope moe_router moe_preprocess").
+        CudaGraphModules& g = tr.cuda_graph_modules;
+        for (const char* lead : {"cuda graphs of ", "cuda graphs scope ", "cuda_graph_scope ", "cuda_graph_modules "}) {
+          for (std::size_t at = ln.find(lead); at != std::string::npos; at = ln.find(lead, at + 1)) {
+            const std::size_t from = at + std::strlen(lead);
+            const std::string list = ln.substr(from, ln.find_first_of("();.", from) - from);
+            std::size_t i = 0;
+            while (i < list.size()) {
+              const std::size_t j = list.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", i);
+              const std::string word = list.substr(i, j == std::string::npos ? std::string::npos : j - i);
+              g.attn |= word == "attn";
+              g.mlp |= word == "mlp";
+              g.moe |= word == "moe";
+              g.moe_router |= word == "moe_router";
+              g.moe_preprocess |= word == "moe_preprocess";
+              g.mamba |= word == "mamba";
+              i = j == std::string::npos ? list.size() : j + 1;
+            }
+          }
+        }
+        assumptions.push_back(g.names().empty()
+                                  ? "CUDA graphs of some modules only: launched eagerly (the modules not stated)"
+                                  : "CUDA graphs of " + g.names() + ": no eager host cost or gap there, the rest eager");
+      }
     } else {
       assumptions.push_back("CUDA graphs: no eager launch costs");
     }

@@ -58,6 +58,10 @@ struct Builder {
   void tag(std::size_t first, unsigned bit) {
     for (std::size_t i = first; i < ops.size(); ++i) ops[i].recompute_modules |= bit;
   }
+  /// Marks the ops from `first` on as part of CUDA-graph module `bit`.
+  void graph_tag(std::size_t first, unsigned bit) {
+    for (std::size_t i = first; i < ops.size(); ++i) ops[i].graph_modules |= bit;
+  }
   void memory(std::string name, double bytes) {
     Op op{std::move(name), OpKind::memory};
     op.bytes = Bytes{bytes};
@@ -86,6 +90,7 @@ struct Builder {
   void attention_block() {
     // q: the queries' width, heads x head_dim (= h unless the model sets head_dim); o: the attention output's.
     const std::int64_t T = tokens(), h = m.hidden, q = m.q_dim(), o = m.o_dim();
+    const std::size_t block = ops.size();
     memory("input norm", 2.0 * sp_tokens() * h * kAct);
     tag(ops.size() - 1, RecomputeModules::kLayernorm);
     enter_tp("attention");
@@ -127,6 +132,7 @@ struct Builder {
     gemm("attention output projection", T, h, o / p.tp);
     leave_tp("attention");
     memory("residual add and dropout", 3.0 * sp_tokens() * h * kAct);
+    graph_tag(block, CudaGraphModules::kAttn);
   }
 
   /// RoPE with YaRN's concentration factor, which Transformer Engine's fused kernel does not take: Megatron-Core's
@@ -201,6 +207,7 @@ struct Builder {
 
   void dense_ffn(std::int64_t f, const std::string& what = "FFN") {
     const std::int64_t T = tokens(), h = m.hidden;
+    const std::size_t block = ops.size();
     memory(what + " norm", 2.0 * sp_tokens() * h * kAct);
     tag(ops.size() - 1, RecomputeModules::kLayernorm);
     const std::size_t mlp = ops.size();
@@ -212,6 +219,7 @@ struct Builder {
     leave_tp(what);
     tag(mlp, RecomputeModules::kMlp);
     memory(what + " residual add", 3.0 * sp_tokens() * h * kAct);
+    graph_tag(block, CudaGraphModules::kMlp);
   }
 
   /// A Mamba-2 mixer (Dao & Gu 2024, "Transformers are SSMs"; Megatron-Core MambaMixer on its memory-efficient
@@ -235,6 +243,7 @@ struct Builder {
     const std::int64_t groups = std::max<std::int64_t>(1, m.mamba_groups / p.tp);
     const std::int64_t P = m.mamba_head_dim, N = m.mamba_state, L = m.mamba_chunk;
     const std::int64_t inner = heads * P, proj = 2 * inner + 2 * groups * N + heads;
+    const std::size_t mixer = ops.size();
     memory("Mamba input norm", 2.0 * sp_tokens() * h * kAct);
     tag(ops.size() - 1, RecomputeModules::kLayernorm);
     enter_tp("Mamba");
@@ -269,6 +278,7 @@ struct Builder {
     gemm("Mamba out_proj", T, h, inner);
     leave_tp("Mamba");
     memory("Mamba residual add", 3.0 * sp_tokens() * h * kAct);
+    graph_tag(mixer, CudaGraphModules::kMamba);
   }
 
   /// A routed MoE FFN (Megatron-Core's alltoall token dispatcher). Each rank routes the tokens it holds (its
@@ -282,12 +292,14 @@ struct Builder {
     const std::int64_t T = tokens(), h = m.hidden;
     const double local = sp_tokens();  // tokens this rank routes
     const int etp = p.etp();
+    const std::size_t whole = ops.size();
     memory("MoE norm", 2.0 * local * h * kAct);
     tag(ops.size() - 1, RecomputeModules::kLayernorm);
     const std::size_t block = ops.size();
     gemm("router", static_cast<std::int64_t>(local), m.experts, h, 1, false, true);
     // Router softmax / top-k / aux-loss kernels over fp32 scores: a few passes of tokens x experts x 4 bytes.
     memory("router top-k and aux loss", 4.0 * local * m.experts * 4.0);
+    graph_tag(whole, CudaGraphModules::kMoeRouter);
     const double copies = local * m.top_k;  // routed token copies leaving this rank
     const double received = copies * etp * t.moe_rows_factor();  // rows this rank's experts compute
     // Fused (TE's moe_permute): each copy read and written once, forward and backward. Unfused (PyTorch ops,
@@ -373,9 +385,11 @@ struct Builder {
       gemm("shared expert up", T, fs * (m.gated_ffn ? 2 : 1), h);
       gemm("shared expert down", T, h, fs);
       tag(shared, RecomputeModules::kSharedExperts);
+      graph_tag(shared, CudaGraphModules::kMoeRouter);  // captured with the router unless overlapped
     }
     tag(block, RecomputeModules::kMoe);
     memory("MoE residual add", 3.0 * sp_tokens() * h * kAct);
+    graph_tag(whole, CudaGraphModules::kMoe);
   }
 };
 
@@ -469,6 +483,7 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
         dw.stacked = dx.stacked = f.stacked;
         dw.model_flops = f.model_flops;
         dw.launches = f.launches;
+        dx.graph_modules = dw.graph_modules = f.graph_modules;
         out.push_back(std::move(dx));
         out.push_back(std::move(dw));
         break;

@@ -44,6 +44,9 @@ struct Op {
   /// The fine-grained recompute modules this op belongs to (RecomputeModules::Bit): rerun before the backward
   /// when the training config names one of them.
   unsigned recompute_modules = 0;
+  /// The CUDA-graph modules this op belongs to (CudaGraphModules::Bit): captured when the training config names
+  /// one of them.
+  unsigned graph_modules = 0;
   /// kind == memory: bytes of the matching backward kernel over `bytes` (2: read the saved input and the
   /// incoming gradient, write the gradient). An fp8 cast's backward is the gradient's cast, priced on its own.
   double backward_scale = 2.0;

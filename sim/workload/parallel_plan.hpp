@@ -132,9 +132,23 @@ inline constexpr Time kNativeKernelLaunch = Time::us(9.8);
 /// (H100 run 9, profiles/h100-calibration/run9-host-linear). A node's own figure (NodeSpec::host_linear_forward)
 /// scales every host cost by its ratio to this one.
 inline constexpr Time kCalibrationHostLinearForward = Time::us(29.9);
-/// Host work per call of Transformer Engine's modules against PyTorch's on the same host: a TE Linear forward
-/// costs the host 99.66 against 37.08 us on a GB200 and 90.53 against 33.17 us on a GH200 (TE issue #2053), 2.7x.
-inline constexpr double kTransformerEngineHostFactor = 2.7;
+/// Host work per operator of a Megatron-Core layer built on Transformer Engine's modules, against eager PyTorch's
+/// per kernel (kEagerHostLaunch), on the same host: Megatron-Core 0.15 with TE 2.9, Qwen3-30B-A3B's dense layer
+/// in bf16 at 128 tokens (the GPU idles), 5.86 ms per layer forward and backward on the H200's host over the 24
+/// operators layer_ops lists for it: 244 us each, 7.6x (profiles/h200-calibration/run15-mcore-te). (TE issue #2053
+/// gives 2.7x for one TE Linear forward against torch.nn.Linear's; Megatron-Core's own Python per module and the
+/// backward's come on top.)
+inline constexpr double kTransformerEngineHostFactor = 7.6;
+/// The same for Transformer Engine releases of 2026, after its CPU-overhead reductions (TE PRs #2146 and #2439,
+/// motivated by TE issue #2053; "TELinear is nearly the same as vanilla torch linear", TE issue #2126, 2026-01):
+/// not measured here. Kept at TE issue #2053's module ratio (a TE Linear forward costs the host 99.66 against
+/// 37.08 us for torch.nn.Linear on a GB200, 2.7x), the value every Transformer Engine row used before run 15.
+inline constexpr double kTransformerEngine2026HostFactor = 2.7;
+/// Host time per further GEMM of Transformer Engine's grouped GEMM (GroupedLinear: one cuBLAS GEMM per local
+/// expert, with its per-GEMM work in TE), on the calibration hosts: run 15's MoE layer in bf16 (16 experts, top-8,
+/// 128 tokens) costs the host 14.06 ms, 8.2 ms more than the dense layer, of which its 90 further GEMMs take what
+/// its 9 more operators at the per-operator cost leave, 67 us each.
+inline constexpr Time kTransformerEngineGroupedGemmLaunch = Time::us(67.0);
 
 /// Host time Megatron-Core's merged forward-backward schedule (EP overlap) adds per schedule-node call (each
 /// layer's attn, post_attn, moe_dispatch, mlp and moe_combine nodes, forward and backward: detached inputs, stream
@@ -152,6 +166,14 @@ inline constexpr Time kScheduleNodeHost = Time::us(276.0);
 ///   python: a Python loop (an eager model that loops over its experts): every kernel is an operator of its own,
 ///           with the host cost and the kernel gap of one.
 enum class GroupedLaunch { native, python };
+
+/// How the framework's host work per launch is known (TrainingConfig::framework_host_factor):
+///   per_kind: measured by kind of launch (run 15, Megatron-Core 0.15 on Transformer Engine 2.9): an operator's
+///             launch at the factor, plain PyTorch operators at eager PyTorch's cost, a grouped GEMM's further
+///             launches at kNativeGemmLaunch times the factor up to kTransformerEngineGroupedGemmLaunch, further
+///             small kernels at kNativeKernelLaunch;
+///   uniform:  one ratio for every launch (TE issue #2053's module ratio): every cost times the factor.
+enum class HostWork { per_kind, uniform };
 
 /// The MoE token dispatcher: Megatron-Core's alltoall (NCCL all-to-all of every routed copy) or a flex one
 /// (DeepEP / HybridEP: each token crosses to a remote node once, then NVLink fans it out; moe_dispatch.hpp).
@@ -176,6 +198,31 @@ struct RecomputeModules {
     std::string out;
     for (const auto& [on, name] : {std::pair{layernorm, "layernorm"}, {mla_up_proj, "mla_up_proj"}, {mlp, "mlp"},
                                    {moe_act, "moe_act"}, {moe, "moe"}, {shared_experts, "shared_experts"}}) {
+      if (on) out += (out.empty() ? "" : ", ") + std::string(name);
+    }
+    return out;
+  }
+};
+
+/// Megatron-Core's per-module CUDA graphs (cuda_graph_impl transformer_engine with cuda_graph_modules / scope): the
+/// modules whose forward and backward replay as captured graphs, the rest of the layer launching eagerly.
+struct CudaGraphModules {
+  bool attn = false;            ///< the attention block: input norm, self-attention, its residual add
+  bool mlp = false;             ///< a dense layer's MLP block with its norm
+  bool moe = false;             ///< the whole MoE block (token dropping: no host synchronisation inside)
+  bool moe_router = false;      ///< the MoE block's norm and router (and unoverlapped shared experts)
+  bool moe_preprocess = false;  ///< the dispatcher's preprocessing (token counts): too small to price
+  bool mamba = false;           ///< the Mamba mixer block
+  enum Bit : unsigned { kAttn = 1, kMlp = 2, kMoe = 4, kMoeRouter = 8, kMamba = 16 };
+  [[nodiscard]] unsigned bits() const noexcept {
+    return (attn ? kAttn : 0u) | (mlp ? kMlp : 0u) | (moe ? kMoe : 0u) | (moe_router ? kMoeRouter : 0u) |
+           (mamba ? kMamba : 0u);
+  }
+  /// The modules set, by their Megatron-Core names, comma-separated ("attn, moe_router"); empty when none.
+  [[nodiscard]] std::string names() const {
+    std::string out;
+    for (const auto& [on, name] : {std::pair{attn, "attn"}, {mlp, "mlp"}, {moe, "moe"}, {moe_router, "moe_router"},
+                                   {moe_preprocess, "moe_preprocess"}, {mamba, "mamba"}}) {
       if (on) out += (out.empty() ? "" : ", ") + std::string(name);
     }
     return out;
@@ -234,6 +281,10 @@ struct TrainingConfig {
   /// Host work per launch of the framework against eager PyTorch's, whose costs host_launch_cost and the
   /// native-loop constants are (1); Transformer Engine's modules kTransformerEngineHostFactor.
   double framework_host_factor = 1.0;
+  HostWork host_work = HostWork::per_kind;
+  /// Modules captured in CUDA graphs while the rest launches eagerly: their operators cost the host one graph
+  /// launch per captured stretch and leave no eager gap.
+  CudaGraphModules cuda_graph_modules;
   /// The dropless MoE dispatcher copies the per-expert token counts to the host before the all-to-all
   /// (Megatron-Core's alltoall dispatcher); false with a sync-free dispatcher. Token dropping (moe_capacity_factor)
   /// never synchronises.

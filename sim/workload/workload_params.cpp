@@ -26,6 +26,10 @@ const EnumTable<GroupedLaunch>& grouped_launch_names() {
   static const EnumTable<GroupedLaunch> t{{GroupedLaunch::native, "native"}, {GroupedLaunch::python, "python"}};
   return t;
 }
+const EnumTable<HostWork>& host_work_names() {
+  static const EnumTable<HostWork> t{{HostWork::per_kind, "per_kind"}, {HostWork::uniform, "uniform"}};
+  return t;
+}
 const EnumTable<MoeDispatcher>& moe_dispatcher_names() {
   static const EnumTable<MoeDispatcher> t{{MoeDispatcher::alltoall, "alltoall"}, {MoeDispatcher::flex, "flex"}};
   return t;
@@ -276,6 +280,25 @@ const ParamTable<RecomputeModules>& recompute_module_params() {
   return t;
 }
 
+const ParamTable<CudaGraphModules>& cuda_graph_module_params() {
+  static const ParamTable<CudaGraphModules> t = [] {
+    ParamTable<CudaGraphModules> p("cuda_graph_modules",
+                                   "Megatron-Core's per-module CUDA graphs (cuda_graph_impl transformer_engine, "
+                                   "cuda_graph_modules): modules replayed as graphs while the rest launches eagerly; "
+                                   "their operators cost the host one launch per captured stretch and no eager gap.");
+    p.field("attn", &CudaGraphModules::attn, {.help = "the attention block: input norm, self-attention, residual add"});
+    p.field("mlp", &CudaGraphModules::mlp, {.help = "a dense layer's MLP block with its norm"});
+    p.field("moe", &CudaGraphModules::moe, {.help = "the whole MoE block (token dropping only: no host sync inside)"});
+    p.field("moe_router", &CudaGraphModules::moe_router,
+            {.help = "the MoE block's norm and router (and shared experts that are not overlapped)"});
+    p.field("moe_preprocess", &CudaGraphModules::moe_preprocess,
+            {.help = "the token dispatcher's preprocessing (token counts; too small to price)"});
+    p.field("mamba", &CudaGraphModules::mamba, {.help = "the Mamba mixer block"});
+    return p;
+  }();
+  return t;
+}
+
 const ParamTable<TrainingConfig>& compression_params() {
   static const ParamTable<TrainingConfig> t = [] {
     ParamTable<TrainingConfig> p("grad_compression", "DDP gradient compression (needs zero: 0).");
@@ -344,10 +367,14 @@ const ParamTable<TrainingConfig>& training_params() {
                      "0: the host never binds (CUDA graphs)",
              .min = 0.0});
     p.field("framework_host_factor", &TrainingConfig::framework_host_factor,
-            {.help = "host work per launch against eager PyTorch's (whose cost host_launch_cost is): 1 for PyTorch, "
-                     "2.7 for Transformer Engine's modules (TransformerEngine issue #2053: a TE Linear forward costs "
-                     "the host 2.7x a torch.nn.Linear's)",
+            {.help = "host work per operator launch against eager PyTorch's (whose cost host_launch_cost is): 1 for "
+                     "PyTorch, 7.6 for Megatron-Core's layers on Transformer Engine (measured: run 15 on the H200's "
+                     "host, docs/validation.md); plain PyTorch operators inside the framework keep 1",
              .min = 0.01});
+    p.choice("host_work", &TrainingConfig::host_work, host_work_names(),
+             {.help = "how framework_host_factor applies: per_kind (measured for Megatron-Core 0.15 on Transformer "
+                      "Engine 2.9: operators at the factor, plain PyTorch operators at 1, a grouped GEMM's further "
+                      "launches up to 67us, further small kernels 9.8us) or uniform (every launch times the factor)"});
     p.field("moe_host_sync", &TrainingConfig::moe_host_sync,
             {.help = "the dropless MoE dispatcher copies per-expert token counts to the host before the all-to-all "
                      "(Megatron-Core alltoall); false: a sync-free dispatcher (token dropping never syncs)"});
@@ -356,11 +383,12 @@ const ParamTable<TrainingConfig>& training_params() {
                      "recipes); false: PyTorch's operators, whose unpermutation and permutation gradient are atomic "
                      "scatter-adds (measured 32.3 bytes of memory time per element on the H200, docs/validation.md)"});
     p.choice("grouped_launch", &TrainingConfig::grouped_launch, grouped_launch_names(),
-             {.help = "how an eager framework launches a grouped operator's per-expert kernels: native (a C++ loop, "
-                      "Transformer Engine: 15.8us of host per GEMM, 9.8us per small kernel, measured on the H200 "
-                      "host) or python (a Python loop: every kernel an operator of its own)"});
+             {.help = "how an eager framework launches a grouped operator's per-expert kernels: native (Transformer "
+                      "Engine's loop: 67us of host per GEMM, 9.8us per small kernel, measured on the H200 host) or "
+                      "python (a Python loop: every kernel an operator of its own)"});
     p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
     p.section(&TrainingConfig::recompute_modules, recompute_module_params());
+    p.section(&TrainingConfig::cuda_graph_modules, cuda_graph_module_params());
     p.choice("attention", &TrainingConfig::attention, attention_names(),
              {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});
     p.section(&TrainingConfig::overlap, overlap_params());

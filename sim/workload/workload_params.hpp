@@ -14,6 +14,7 @@ namespace cs {
 [[nodiscard]] const EnumTable<AttentionKernel>& attention_names();
 [[nodiscard]] const EnumTable<GroupedLaunch>& grouped_launch_names();
 [[nodiscard]] const EnumTable<MoeDispatcher>& moe_dispatcher_names();
+[[nodiscard]] const EnumTable<HostWork>& host_work_names();
 [[nodiscard]] const EnumTable<GradCompression>& compression_names();
 [[nodiscard]] const EnumTable<NormKind>& norm_names();
 [[nodiscard]] const EnumTable<DType>& precision_names();

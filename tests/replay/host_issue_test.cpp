@@ -106,15 +106,39 @@ TEST(HostIssue, NoLaunchCostNoWait) {
   EXPECT_EQ(HostIssue::of({op(8, true)}, {Time::us(5)}, Time::zero()).wait(), Time::zero());
 }
 
-// A slower host or a framework with more work per call (UnitCosts::host_scale) stretches a native loop's further
-// launches as it stretches the operator launch itself: at twice the calibrated cost the 4-GEMM loop above issues
-// its kernels at 60, 91.6, 123.2, 154.8 us and the last ends at 164.8 us (124.8 us idle), and the host spends
-// 60 + 3 x 31.6 us.
-TEST(HostIssue, NativeLaunchesScaleWithTheHost) {
-  Op gemm = op(4);
-  const auto r = HostIssue::of({gemm}, {Time::us(40)}, Time::us(60), GroupedLaunch::native, 2.0);
-  EXPECT_NEAR(r.wait().seconds(), 60e-6 + 3 * 2 * kNativeGemmLaunch.seconds() + 10e-6 - 40e-6, 1e-9);
-  EXPECT_NEAR(r.host().seconds(), 60e-6 + 3 * 2 * kNativeGemmLaunch.seconds(), 1e-9);
+// Each kind of launch costs what LaunchCosts says: an operator's first launch costs `op` (a framework module call),
+// a native loop's further GEMMs `native_gemm`, and an operator the framework runs as plain PyTorch operators
+// (Op::python_launches) `torch_op` for every launch. A 4-GEMM native loop of 10 us kernels at op 60 us and
+// native_gemm 31.6 us issues its kernels at 60, 91.6, 123.2 and 154.8 us: the last ends at 164.8 us, 124.8 us
+// of idle; a plain-PyTorch op of 4 launches at torch_op 20 us issues at 20, 40, 60, 80 us (idle 50 us).
+TEST(HostIssue, EachKindOfLaunchCostsItsOwn) {
+  const LaunchCosts c{Time::us(60), Time::us(20), Time::us(31.6), Time::us(9.8)};
+  const auto r = HostIssue::of({op(4)}, {Time::us(40)}, c, GroupedLaunch::native);
+  EXPECT_NEAR(r.wait().seconds(), 60e-6 + 3 * 31.6e-6 + 10e-6 - 40e-6, 1e-9);
+  EXPECT_NEAR(r.host().seconds(), 60e-6 + 3 * 31.6e-6, 1e-9);
+  Op torch_chain = op(4);
+  torch_chain.python_launches = true;
+  const auto t = HostIssue::of({torch_chain}, {Time::us(40)}, c, GroupedLaunch::native);
+  EXPECT_NEAR(t.wait().seconds(), 80e-6 + 10e-6 - 40e-6, 1e-9);
+  EXPECT_NEAR(t.host().seconds(), 80e-6, 1e-9);
+}
+
+// Ops of a captured CUDA-graph module cost the host one launch (torch_op) per stretch of them, nothing per kernel:
+// three captured ops of 4 launches each behind one eager op cost 60 + 20 us of host, not 3 x 60 + 9 x 31.6 us.
+TEST(HostIssue, ACapturedStretchCostsOneGraphLaunch) {
+  const LaunchCosts c{Time::us(60), Time::us(20), Time::us(31.6), Time::us(9.8)};
+  std::vector<Op> ops{op(), op(4), op(4), op(4)};
+  for (std::size_t i = 1; i < ops.size(); ++i) ops[i].graph_modules = CudaGraphModules::kAttn;
+  const std::vector<Time> stream(4, Time::us(1));
+  EXPECT_NEAR(HostIssue::of(ops, stream, c, GroupedLaunch::native, CudaGraphModules::kAttn).host().seconds(), 80e-6,
+              1e-12);
+  // Not captured (another module's graphs), the same ops pay every launch.
+  EXPECT_NEAR(HostIssue::of(ops, stream, c, GroupedLaunch::native, CudaGraphModules::kMlp).host().seconds(),
+              4 * 60e-6 + 9 * 31.6e-6, 1e-12);
+  // Two captured stretches apart cost a launch each.
+  ops[2].graph_modules = 0;
+  EXPECT_NEAR(HostIssue::of(ops, stream, c, GroupedLaunch::native, CudaGraphModules::kAttn).host().seconds(),
+              60e-6 + 20e-6 + 60e-6 + 3 * 31.6e-6 + 20e-6, 1e-12);
 }
 
 // A host that carries on from one run to the next (StepReplay, a stage without pipeline neighbours) starts the

@@ -221,11 +221,12 @@ TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
   EXPECT_NE(message().find("expert parallelism"), std::string::npos) << message();
 }
 
-// The host's speed scales every host cost, and the framework's work per call every launch: a node whose host runs
-// the yardstick in 13.48 us (a DGX H100's Xeon) is 13.48 / 29.9 = 0.451x the calibration hosts; with Transformer
-// Engine's 2.7x work per call a launch (an operator's, or a grouped operator's further ones) costs 1.217x the
-// calibrated one, while the merged schedule's nodes (Megatron-Core's Python) cost 0.451x. An unknown host is
-// priced as the calibration hosts.
+// The host's speed scales every host cost, and the framework's work per call an operator's launch: a node whose
+// host runs the yardstick in 13.48 us (a DGX H100's Xeon) is 13.48 / 29.9 = 0.451x the calibration hosts; with
+// Megatron-Core on Transformer Engine (kTransformerEngineHostFactor per operator) an operator's launch costs that
+// factor times 0.451 the calibrated one, while plain PyTorch operators, the native loops' further launches and the
+// merged schedule's nodes (Megatron-Core's Python) cost 0.451x theirs. An unknown host is priced as the
+// calibration hosts.
 TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
   const ModelSpec m = tiny_moe(4);
   const ParallelPlan p = interleaved_ep8();
@@ -242,12 +243,18 @@ TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
   te.framework_host_factor = kTransformerEngineHostFactor;
   const UnitCosts dgx(m, p, te, compute, estimate, 132, 8, Time::us(13.48));
   EXPECT_NEAR(dgx.host_speed(), 13.48 / 29.9, 1e-12);
-  EXPECT_NEAR(dgx.host_scale(), 2.7 * 13.48 / 29.9, 1e-12);
+  EXPECT_NEAR(dgx.host_scale(), kTransformerEngineHostFactor * 13.48 / 29.9, 1e-12);
   const UnitCosts unknown(m, p, te, compute, estimate, 132, 8);  // unknown host: the calibration hosts'
   EXPECT_EQ(unknown.host_speed(), 1.0);
-  EXPECT_EQ(unknown.host_scale(), 2.7);
-  // Every launch scales by host_scale, so the unit's host time does.
-  EXPECT_NEAR(dgx.forward(0, 0).host.seconds(), calibrated.forward(0, 0).host.seconds() * dgx.host_scale(), 1e-8);
+  EXPECT_EQ(unknown.host_scale(), kTransformerEngineHostFactor);
+  // The framework's factor prices an operator's launch; plain PyTorch operators and the native loops' further
+  // launches (Transformer Engine's, measured as such) do not take it; the host's speed scales every launch.
+  const LaunchCosts lc = unknown.launch_costs();
+  EXPECT_EQ(lc.op, Time::from_seconds(5e-3 * kTransformerEngineHostFactor));
+  EXPECT_EQ(lc.torch_op, Time::ms(5));
+  EXPECT_NEAR(lc.native_gemm.seconds(), kTransformerEngineGroupedGemmLaunch.seconds(), 1e-12);  // the cap
+  EXPECT_EQ(lc.native_kernel, kNativeKernelLaunch);
+  EXPECT_NEAR(dgx.forward(0, 0).host.seconds(), unknown.forward(0, 0).host.seconds() * dgx.host_speed(), 1e-8);
   EXPECT_EQ(dgx.host_scaled(kScheduleNodeHost), Time::from_seconds(kScheduleNodeHost.seconds() * dgx.host_speed()));
 }
 
