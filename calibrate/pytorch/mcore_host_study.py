@@ -56,6 +56,28 @@ def build(layers, moe, seq):
     return model.cuda()
 
 
+def time_iterations(iteration, warmup, iterations, micro_batches):
+    """Wall ms per micro-batch of `iterations` calls of `iteration` after `warmup` (each synchronised), the
+    monotonic window they ran in (for NVML), and the CUDA kernels of one more call under the profiler."""
+    for _ in range(warmup):
+        iteration()
+    torch.cuda.synchronize()
+    walls = []
+    t_window0 = time.monotonic()
+    for _ in range(iterations):
+        t = time.perf_counter()
+        iteration()
+        torch.cuda.synchronize()
+        walls.append((time.perf_counter() - t) * 1e3 / micro_batches)
+    t_window1 = time.monotonic()
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        iteration()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    return walls, kernels, (t_window0, t_window1)
+
+
 def run(layers, moe, seq, args, nvml):
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
@@ -78,23 +100,7 @@ def run(layers, moe, seq, args, nvml):
         fb(forward_step_func=step_func, data_iterator=iter(range(mb)), model=[model], num_microbatches=mb,
            seq_length=seq, micro_batch_size=1, forward_only=False)
 
-    for _ in range(args.warmup):
-        iteration()
-    torch.cuda.synchronize()
-    walls = []
-    t_window0 = time.monotonic()
-    for _ in range(args.iterations):
-        t = time.perf_counter()
-        iteration()
-        torch.cuda.synchronize()
-        walls.append((time.perf_counter() - t) * 1e3 / mb)
-    t_window1 = time.monotonic()
-    # The GPU's busy time: kernel durations of one more iteration, from the profiler.
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        iteration()
-        torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    walls, kernels, (t_window0, t_window1) = time_iterations(iteration, args.warmup, args.iterations, mb)
     busy_us = sum(e.device_time for e in kernels)
     r = dict(config="moe" if moe else "dense", layers=layers, seq=seq, micro_batches=mb,
              ms_per_micro_batch_median=statistics.median(walls), ms_min=min(walls), ms_max=max(walls),

@@ -31,6 +31,7 @@ import time
 import torch
 import torch.nn.functional as F
 
+from mcore_host_study import time_iterations
 from nvml_window import NvmlWindow
 
 
@@ -95,23 +96,8 @@ def run(layers, experts, seq, batch, precision, args, nvml):
         if args.ddp:
             model.finish_grad_sync()
 
-    for _ in range(args.warmup):
-        iteration()
-    torch.cuda.synchronize()
-    walls = []
-    t_window0 = time.monotonic()
-    for _ in range(args.iterations):
-        t = time.perf_counter()
-        iteration()
-        torch.cuda.synchronize()
-        walls.append((time.perf_counter() - t) * 1e3 / mb)
-    t_window1 = time.monotonic()
-    # The GPU's busy time and kernel count: one more iteration under the profiler (CUDA activity only).
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        iteration()
-        torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    # Timed iterations, then the GPU's busy time and kernel count from one more under the profiler.
+    walls, kernels, (t_window0, t_window1) = time_iterations(iteration, args.warmup, args.iterations, mb)
     busy_us = sum(e.device_time for e in kernels)
     by_name = {}
     for e in kernels:
