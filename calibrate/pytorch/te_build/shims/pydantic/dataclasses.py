@@ -1,2 +1,0 @@
-"""See __init__.py."""
-from dataclasses import dataclass  # noqa: F401
