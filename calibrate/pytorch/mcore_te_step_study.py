@@ -113,9 +113,31 @@ def run(layers, experts, seq, batch, precision, args, nvml):
              kernels_by_name=[dict(name=n, per_micro_batch=c / mb, us_per_micro_batch=t / mb) for n, (c, t) in top],
              nvml=dict(zip(("sm_mhz_median", "watts_median", "temp_c_max", "clock_event_reasons"),
                            nvml.window(t_window0, t_window1))))
+    if args.timeline and layers == 6:
+        r["phases"] = phase_timeline(iteration, mb, os.path.join(
+            args.timeline, f"{r['config']}_{precision}_{batch}x{seq}_{layers}l.json.gz"))
     del model
     torch.cuda.empty_cache()
     return r
+
+
+def phase_timeline(iteration, micro_batches, path):
+    """One more call profiled with CUDA activity alone (runtime calls and kernels, no per-operator CPU records),
+    its trace kept gzipped at `path`, summarised by phase (trace_phases.py)."""
+    import gzip
+    import shutil
+    from torch.profiler import ProfilerActivity, profile
+    from trace_phases import load, summarise
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        iteration()
+        torch.cuda.synchronize()
+    raw = path[:-3]
+    prof.export_chrome_trace(raw)
+    summary = summarise(load(raw), micro_batches)
+    with open(raw, "rb") as src, gzip.open(path, "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    os.remove(raw)
+    return summary
 
 
 def yardstick(nvml, calls=200, reps=15):
@@ -157,6 +179,9 @@ def main():
     ap.add_argument("--configs", default="dense,moe16", help="dense, or moeE: E local experts (top-8)")
     ap.add_argument("--yardstick", action="store_true",
                     help="first time one torch.nn.Linear and one te.Linear forward on this host (TE issue #2053)")
+    ap.add_argument("--timeline", metavar="DIR",
+                    help="for 6-layer runs, one more call profiled (CUDA runtime and kernels only), kept gzipped "
+                         "in DIR and summarised by forward / backward phase (trace_phases.py)")
     ap.add_argument("--ddp", action="store_true", help="wrap in Megatron-Core's DistributedDataParallel")
     args = ap.parse_args()
     sys.path.insert(0, os.path.abspath(args.mcore))
@@ -175,6 +200,8 @@ def main():
                megatron_core=getattr(megatron.core, "__version__", "?"),
                transformer_engine=getattr(transformer_engine, "__version__", "?"), power_limit_w=nvml.power_limit_w)
     results = []
+    if args.timeline:
+        os.makedirs(args.timeline, exist_ok=True)
     if args.yardstick:
         env["yardstick_linear_forward"] = yardstick(nvml)
     for shape in args.shapes.split(","):
