@@ -35,7 +35,7 @@ from mcore_host_study import time_iterations
 from nvml_window import NvmlWindow
 
 
-def build(layers, experts, seq, precision, ddp):
+def build(layers, experts, seq, precision, ddp, a2a_overlap=False):
     from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
     from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_with_transformer_engine_spec
     from megatron.core.models.gpt.gpt_model import GPTModel
@@ -56,6 +56,12 @@ def build(layers, experts, seq, precision, ddp):
                   moe_router_load_balancing_type="aux_loss", moe_aux_loss_coeff=1e-3, moe_router_fusion=True,
                   moe_permute_fusion=True)
     cfg = TransformerConfig(**kw)
+    if a2a_overlap:
+        # Megatron-Bridge's moe_a2a_overlap: the merged forward-backward schedule (combined_1f1b), one micro-batch's
+        # layer forward run node by node against another's backward. The config refuses it at EP 1 (there is no
+        # all-to-all to hide); set after the check, only the schedule reads it, and at EP 1 the dispatcher's
+        # all-to-all is a copy, so what is measured is the schedule's own host and GPU work.
+        cfg.overlap_moe_expert_parallel_comm = True
     spec = get_gpt_layer_with_transformer_engine_spec(num_experts=experts if moe else None, moe_grouped_gemm=moe,
                                                       qk_layernorm=True)
     model = GPTModel(config=cfg, transformer_layer_spec=spec, vocab_size=32768, max_sequence_length=seq,
@@ -67,13 +73,13 @@ def build(layers, experts, seq, precision, ddp):
     return model
 
 
-def run(layers, experts, seq, batch, precision, args, nvml):
+def run(layers, experts, seq, batch, precision, args, nvml, a2a_overlap=False):
     from megatron.core.pipeline_parallel import get_forward_backward_func
 
     # Megatron-Core keeps MoE aux-loss statistics in a global tracker sized by the first model's layer count.
     from megatron.core.transformer.moe import moe_utils
     moe_utils.get_moe_layer_wise_logging_tracker().clear()
-    model = build(layers, experts, seq, precision, args.ddp)
+    model = build(layers, experts, seq, precision, args.ddp, a2a_overlap)
     mb = args.micro_batches
     tokens = torch.randint(0, 32768, (batch, seq), device="cuda")
     pos = torch.arange(seq, device="cuda").unsqueeze(0).expand(batch, seq)
@@ -82,8 +88,10 @@ def run(layers, experts, seq, batch, precision, args, nvml):
         loss = out.float().mean()
         return loss, {"loss": loss.detach()}
 
-    def step_func(it, m):
+    def step_func(it, m, return_schedule_plan=False):
         next(it)
+        if return_schedule_plan:  # the merged schedule asks for the model's schedule plan instead of its output
+            return m.build_schedule_plan(tokens, pos, None, labels=tokens), loss_func
         return m(tokens, pos, None, labels=tokens), loss_func
 
     fb = get_forward_backward_func()
@@ -106,6 +114,7 @@ def run(layers, experts, seq, batch, precision, args, nvml):
         k[1] += e.device_time
     top = sorted(by_name.items(), key=lambda kv: -kv[1][0])[:40]
     r = dict(config=f"moe{experts}" if experts else "dense", experts=experts, precision=precision, layers=layers,
+             a2a_overlap=a2a_overlap,
              seq=seq, batch=batch,
              micro_batches=mb, ddp=args.ddp, ms_per_micro_batch_median=statistics.median(walls),
              ms_min=min(walls), ms_max=max(walls), gpu_busy_ms_per_micro_batch=busy_us / 1e3 / mb,
@@ -115,7 +124,7 @@ def run(layers, experts, seq, batch, precision, args, nvml):
                            nvml.window(t_window0, t_window1))))
     if args.timeline and layers == 6:
         r["phases"] = phase_timeline(iteration, mb, os.path.join(
-            args.timeline, f"{r['config']}_{precision}_{batch}x{seq}_{layers}l.json.gz"))
+            args.timeline, f"{r['config']}{'_a2a' if a2a_overlap else ''}_{precision}_{batch}x{seq}_{layers}l.json.gz"))
     del model
     torch.cuda.empty_cache()
     return r
@@ -179,6 +188,8 @@ def main():
     ap.add_argument("--configs", default="dense,moe16", help="dense, or moeE: E local experts (top-8)")
     ap.add_argument("--yardstick", action="store_true",
                     help="first time one torch.nn.Linear and one te.Linear forward on this host (TE issue #2053)")
+    ap.add_argument("--a2a-overlap", default="off", help="off, on or off,on: MoE layers also (or only) through "
+                    "Megatron-Core's merged forward-backward schedule (moe_a2a_overlap)")
     ap.add_argument("--timeline", metavar="DIR",
                     help="for 6-layer runs, one more call profiled (CUDA runtime and kernels only), kept gzipped "
                          "in DIR and summarised by forward / backward phase (trace_phases.py)")
@@ -207,16 +218,18 @@ def main():
     for shape in args.shapes.split(","):
         batch, seq = (int(x) for x in shape.split("x"))
         for precision in args.precisions.split(","):
-            for config in args.configs.split(","):
+            for config, overlap in [(c, o) for c in args.configs.split(",") for o in args.a2a_overlap.split(",")
+                                    if o == "off" or c != "dense"]:
                 for layers in (2, 6):
                     t0 = time.time()
                     for attempt in (1, 2):  # a first call may fail in a kernel's JIT compilation; retried once
                         try:
                             experts = 0 if config == "dense" else int(config[3:] or 16)
-                            r = run(layers, experts, seq, batch, precision, args, nvml)
+                            r = run(layers, experts, seq, batch, precision, args, nvml, overlap == "on")
                             break
                         except Exception as e:  # noqa: BLE001 - record the failure, go on with the next
-                            r = dict(config=config, precision=precision, layers=layers, seq=seq, batch=batch,
+                            r = dict(config=config, a2a_overlap=overlap == "on", precision=precision, layers=layers,
+                                     seq=seq, batch=batch,
                                      error=f"{type(e).__name__}: {e}"[:2000], attempt=attempt)
                     r["wall_s"] = round(time.time() - t0, 1)
                     print(json.dumps({k: v for k, v in r.items() if k != "kernels_by_name"}), flush=True)
