@@ -27,6 +27,7 @@ import os
 import statistics
 import sys
 import time
+import traceback
 
 import torch
 import torch.nn.functional as F
@@ -35,7 +36,7 @@ from mcore_host_study import time_iterations
 from nvml_window import NvmlWindow
 
 
-def build(layers, experts, seq, precision, ddp, a2a_overlap=False):
+def build(layers, experts, seq, precision, ddp, a2a_overlap=False, overrides=()):
     from megatron.core.distributed import DistributedDataParallel, DistributedDataParallelConfig
     from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_with_transformer_engine_spec
     from megatron.core.models.gpt.gpt_model import GPTModel
@@ -55,6 +56,8 @@ def build(layers, experts, seq, precision, ddp, a2a_overlap=False):
                   moe_token_dispatcher_type="alltoall", moe_router_force_load_balancing=True,
                   moe_router_load_balancing_type="aux_loss", moe_aux_loss_coeff=1e-3, moe_router_fusion=True,
                   moe_permute_fusion=True)
+    for key, value in overrides:  # --set KEY=VALUE: Python literals (True, 1, 'x')
+        kw[key] = value
     cfg = TransformerConfig(**kw)
     if a2a_overlap:
         # Megatron-Bridge's moe_a2a_overlap: the merged forward-backward schedule (combined_1f1b), one micro-batch's
@@ -79,7 +82,7 @@ def run(layers, experts, seq, batch, precision, args, nvml, a2a_overlap=False):
     # Megatron-Core keeps MoE aux-loss statistics in a global tracker sized by the first model's layer count.
     from megatron.core.transformer.moe import moe_utils
     moe_utils.get_moe_layer_wise_logging_tracker().clear()
-    model = build(layers, experts, seq, precision, args.ddp, a2a_overlap)
+    model = build(layers, experts, seq, precision, args.ddp, a2a_overlap, args.set)
     mb = args.micro_batches
     tokens = torch.randint(0, 32768, (batch, seq), device="cuda")
     pos = torch.arange(seq, device="cuda").unsqueeze(0).expand(batch, seq)
@@ -190,11 +193,15 @@ def main():
                     help="first time one torch.nn.Linear and one te.Linear forward on this host (TE issue #2053)")
     ap.add_argument("--a2a-overlap", default="off", help="off, on or off,on: MoE layers also (or only) through "
                     "Megatron-Core's merged forward-backward schedule (moe_a2a_overlap)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override one TransformerConfig field (a Python literal), e.g. moe_permute_fusion=False")
     ap.add_argument("--timeline", metavar="DIR",
                     help="for 6-layer runs, one more call profiled (CUDA runtime and kernels only), kept gzipped "
                          "in DIR and summarised by forward / backward phase (trace_phases.py)")
     ap.add_argument("--ddp", action="store_true", help="wrap in Megatron-Core's DistributedDataParallel")
     args = ap.parse_args()
+    import ast
+    args.set = [(k, ast.literal_eval(v)) for k, v in (kv.split("=", 1) for kv in args.set)]
     sys.path.insert(0, os.path.abspath(args.mcore))
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29512")
@@ -207,7 +214,7 @@ def main():
     import megatron.core
     import transformer_engine
     nvml = NvmlWindow()
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(),
+    env = dict(overrides=dict(args.set), torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(),
                megatron_core=getattr(megatron.core, "__version__", "?"),
                transformer_engine=getattr(transformer_engine, "__version__", "?"), power_limit_w=nvml.power_limit_w)
     results = []
@@ -230,7 +237,8 @@ def main():
                         except Exception as e:  # noqa: BLE001 - record the failure, go on with the next
                             r = dict(config=config, a2a_overlap=overlap == "on", precision=precision, layers=layers,
                                      seq=seq, batch=batch,
-                                     error=f"{type(e).__name__}: {e}"[:2000], attempt=attempt)
+                                     error=f"{type(e).__name__}: {e}"[:2000], attempt=attempt,
+                                     traceback=traceback.format_exc()[-4000:])
                     r["wall_s"] = round(time.time() - t0, 1)
                     print(json.dumps({k: v for k, v in r.items() if k != "kernels_by_name"}), flush=True)
                     results.append(r)

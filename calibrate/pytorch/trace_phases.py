@@ -31,7 +31,7 @@ def _union_us(intervals):
 
 
 def summarise(events, micro_batches=1, sync_floor_us=20.0):
-    runtime = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cuda_runtime"]
+    runtime = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver")]
     kernels = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
     by_corr = {}
     for k in kernels:
