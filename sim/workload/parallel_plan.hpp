@@ -152,13 +152,15 @@ inline constexpr Time kTransformerEngineGroupedGemmLaunch = Time::us(67.0);
 
 /// Host time Megatron-Core's merged forward-backward schedule (EP overlap) adds per schedule-node call (each
 /// layer's attn, post_attn, moe_dispatch, mlp and moe_combine nodes, forward and backward: detached inputs, stream
-/// switches, events, one autograd.backward per node), over plain eager autograd. Measured on one H100's host in
-/// the host-bound regime (profiles/h100-calibration/run3-merged-schedule, Qwen3-30B-A3B's layer at 256 tokens,
-/// 4 layers = 40 node calls per micro-batch): plain 26.3 ms; merged order with the dispatcher's host
-/// synchronisation in post_attn 42.5 ms, in dispatch 45.2 ms (their mean: +440 us per call); merged order with
-/// no synchronisation 37.3 ms (+276 us per call).
-inline constexpr Time kScheduleNodeHostSynced = Time::us(440.0);
-inline constexpr Time kScheduleNodeHost = Time::us(276.0);
+/// switches, events, one autograd.backward per node), over its plain schedule. Measured with Megatron-Core 0.15.4's
+/// own combined_1f1b schedule on Transformer Engine 2.9, on one H100 and its host
+/// (profiles/h100-calibration/run12-mcore-merged: Qwen3-30B-A3B's MoE layer, 16 local experts, top-8, dropless
+/// alltoall dispatcher, one micro-batch of 128 tokens so that the GPU idles, 10 node calls per layer forward and
+/// backward): +7.64 ms per layer in bf16, +6.98 ms in fp8 (current scaling): 730 us per call. Without the
+/// dispatcher's synchronisation (no measurement of Megatron-Core's schedule): the same cost times the ratio run 3's
+/// re-implementation of the schedule measured, 276 / 440 us per call (profiles/h100-calibration/run3-merged-schedule).
+inline constexpr Time kScheduleNodeHostSynced = Time::us(730.0);
+inline constexpr Time kScheduleNodeHost = Time::us(458.0);
 
 /// How a grouped operator (one GEMM, or one cast, per local expert) issues its kernels.
 ///   native: a C++ loop (Transformer Engine): each further kernel costs the host kNativeGemmLaunch or
