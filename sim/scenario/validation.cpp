@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/scenario/recipe_table.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/workload/model_zoo.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
@@ -70,6 +71,51 @@ bool states_on(const std::string& s, const std::string& what) {
     if (!negated_before && !negated_after) return true;
   }
   return false;
+}
+
+/// The NeMo container a row names ("NeMo 25.11 container", "Megatron-Bridge / NeMo 26.04.01"), or "".
+std::string nemo_container(const std::string& text) {
+  for (std::size_t at = text.find("NeMo "); at != std::string::npos; at = text.find("NeMo ", at + 1)) {
+    std::size_t end = at + 5;
+    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+    std::string release = text.substr(at + 5, end - at - 5);
+    while (!release.empty() && release.back() == '.') release.pop_back();
+    if (release.size() >= 5 && std::isdigit(static_cast<unsigned char>(release[0]))) return release;
+  }
+  return {};
+}
+
+/// What a Megatron-Bridge row's release recipe adds to its notes: the recipe's settings, in the words the rules
+/// below read, for each aspect the notes say nothing of (a row's own words always win); `applied` lists them.
+std::string recipe_words(const Recipe& r, const std::string& notes_lc, std::vector<std::string>& applied) {
+  const auto mentions = [&](std::initializer_list<const char*> words) {
+    for (const char* w : words) {
+      if (notes_lc.find(w) != std::string::npos) return true;
+    }
+    return false;
+  };
+  std::string out;
+  if (r.a2a_overlap && !mentions({"a2a", "all-to-all overlap", "ep overlap", "ep comm overlap", "1f1b"})) {
+    out += " moe_a2a_overlap on.";
+    applied.push_back("merged forward-backward schedule (moe_a2a_overlap)");
+  }
+  if ((r.dispatcher == "deepep" || r.dispatcher == "hybridep") &&
+      !mentions({"deepep", "hybridep", "flex", "dispatcher"})) {
+    out += " " + r.dispatcher + " dispatcher.";
+    applied.push_back(r.dispatcher + " dispatcher");
+  }
+  if (!mentions({"cuda graph", "cuda_graph"})) {
+    if (r.graph_impl == "transformer_engine" && !r.graph_scope.empty()) {
+      std::string scope = r.graph_scope;
+      for (char& ch : scope) ch = ch == ' ' ? ',' : ch;
+      out += " CUDA graphs of " + scope + ".";
+      applied.push_back("CUDA graphs of " + r.graph_scope);
+    } else if (r.graph_impl == "full_iteration" || (r.graph_impl == "local" && r.graph_scope == "full_iteration")) {
+      out += " CUDA graphs, full iteration.";
+      applied.push_back("full-iteration CUDA graphs");
+    }
+  }
+  return out;
 }
 
 std::string lower(std::string s) {
@@ -353,7 +399,33 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   }
   p.dp = sc.gpus / (p.tp * p.pp * p.cp);
   const std::string fw = cell("framework");
-  const std::string notes = cell("notes");
+  // A Megatron-Bridge row of a release whose recipes are tabulated (data/recipes/megatron_bridge.csv): what its
+  // recipe sets and the row does not say is read as if the row said it.
+  std::optional<Recipe> recipe;
+  std::string notes = cell("notes");
+  if (contains(cell("source") + " " + fw, "Megatron-Bridge")) {
+    RecipeQuery q;
+    q.container = nemo_container(cell("source") + " " + fw);
+    q.model = cell("model");
+    q.hardware = cell("hardware");
+    q.precision = cell("precision");
+    q.gpus = sc.gpus;
+    q.global_batch = static_cast<int>(num("global_batch_seqs").value_or(0));
+    recipe = RecipeTable::shipped().find(q);
+    if (recipe) {
+      std::vector<std::string> applied;
+      notes += recipe_words(*recipe, lower(notes), applied);
+      if (recipe->recompute_modules.size() > 0 && cell("act_recompute").empty()) {
+        applied.push_back("recompute modules " + recipe->recompute_modules);
+      }
+      if (!applied.empty()) {
+        std::string list;
+        for (const auto& a : applied) list += (list.empty() ? "" : ", ") + a;
+        assumptions.push_back("from the recipe of Megatron-Bridge " + recipe->tag + " (NeMo " + recipe->container + ", " +
+                              recipe->config + "): " + list);
+      }
+    }
+  }
   const std::string notes_lc = lower(notes);  // what the rules below match against
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
   const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
@@ -535,7 +607,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       assumptions.push_back("TP comm overlap (NeMo recipe default)");
     }
   }
-  const std::string rc = cell("act_recompute");
+  const std::string rc = !cell("act_recompute").empty() || !recipe ? cell("act_recompute") : recipe->recompute_modules;
   tr.recompute = contains(rc, "full") ? Recompute::full : contains(rc, "selective") ? Recompute::selective : Recompute::none;
   if (rc.empty() && !chosen) assumptions.push_back("no recompute");
   // Megatron-Core's recompute modules where the row names them: only those are recomputed (the attention core

@@ -1,0 +1,138 @@
+#include "sim/scenario/recipe_table.hpp"
+
+#include <cctype>
+#include <charconv>
+
+#include "sim/core/data_dir.hpp"
+
+namespace cs {
+namespace {
+
+std::string upper_alnum(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    if (std::isalnum(static_cast<unsigned char>(ch))) out += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  }
+  return out;
+}
+
+std::string upper(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+/// The GPU token the configs' names use, from a row's hardware cell ("H100-SXM5-80GB (DGX-H100)" -> "H100").
+std::string gpu_token(const std::string& hardware) {
+  const std::string h = upper(hardware);
+  for (const char* g : {"GB300", "GB200", "B300", "B200", "H200", "H100"}) {
+    if (h.find(g) != std::string::npos) return g;
+  }
+  return {};
+}
+
+/// The precision tokens a row's precision cell may stand for, most likely first.
+std::vector<std::string> precision_tokens(const std::string& precision, const std::string& gpu) {
+  const std::string p = upper_alnum(precision);
+  if (p.find("NVFP4") != std::string::npos) return {"NVFP4"};
+  if (p.find("MX") != std::string::npos) return {"FP8_MX", "MXFP8"};
+  if (p.find("CS") != std::string::npos || p.find("CURRENT") != std::string::npos) return {"FP8_CS"};
+  if (p.find("SC") != std::string::npos || p.find("BLOCK") != std::string::npos) return {"FP8_SC", "FP8_BLOCK"};
+  if (p.find("FP8") != std::string::npos) {
+    // The summaries' bare "FP8": current scaling on Hopper, MXFP8 on Blackwell (their footnotes).
+    if (gpu == "H100" || gpu == "H200") return {"FP8_CS", "FP8"};
+    return {"FP8_MX", "MXFP8", "FP8_CS", "FP8"};
+  }
+  if (p.find("BF16") != std::string::npos) return {"BF16"};
+  return {};
+}
+
+int to_int(const CsvTable& t, const CsvTable::Row& row, const std::string& column) {
+  const std::string& s = t.cell(row, column);
+  if (s.empty()) return 0;
+  int v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size()) {
+    throw InputError({t.file(), row.line, 0}, column, "expected an integer, got '" + s + "'");
+  }
+  return v;
+}
+
+}  // namespace
+
+std::string recipe_model_key(const std::string& model) {
+  std::string m = model;
+  for (std::size_t open = m.find('('); open != std::string::npos; open = m.find('(')) {
+    const std::size_t close = m.find(')', open);
+    m.erase(open, close == std::string::npos ? std::string::npos : close - open + 1);
+  }
+  return upper_alnum(m);
+}
+
+RecipeTable RecipeTable::parse(const CsvTable& t) {
+  t.require_columns({"container", "bridge_tag", "model_key", "gpu", "precision", "version", "config", "source_file",
+                     "num_gpus", "global_batch_size", "moe_a2a_overlap", "moe_flex_dispatcher_backend",
+                     "cuda_graph_impl", "cuda_graph_scope", "recompute_modules"});
+  RecipeTable out;
+  for (const auto& row : t.rows()) {
+    Entry e;
+    Recipe& r = e.recipe;
+    r.container = t.cell(row, "container");
+    r.tag = t.cell(row, "bridge_tag");
+    r.config = t.cell(row, "config");
+    r.source_file = t.cell(row, "source_file");
+    r.num_gpus = to_int(t, row, "num_gpus");
+    r.global_batch = to_int(t, row, "global_batch_size");
+    const std::string& overlap = t.cell(row, "moe_a2a_overlap");
+    if (overlap != "true" && overlap != "false" && !overlap.empty()) {
+      throw InputError({t.file(), row.line, 0}, "moe_a2a_overlap", "expected true or false, got '" + overlap + "'");
+    }
+    r.a2a_overlap = overlap == "true";
+    r.dispatcher = t.cell(row, "moe_flex_dispatcher_backend");
+    r.graph_impl = t.cell(row, "cuda_graph_impl");
+    r.graph_scope = t.cell(row, "cuda_graph_scope");
+    r.recompute_modules = t.cell(row, "recompute_modules");
+    e.model_key = t.cell(row, "model_key");
+    e.gpu = t.cell(row, "gpu");
+    e.precision = t.cell(row, "precision");
+    e.version = t.cell(row, "version");
+    if (r.container.empty() || e.model_key.empty() || e.gpu.empty() || e.precision.empty()) {
+      throw InputError({t.file(), row.line, 0}, "", "container, model_key, gpu and precision are required");
+    }
+    out.entries_.push_back(std::move(e));
+  }
+  return out;
+}
+
+const RecipeTable& RecipeTable::shipped() {
+  static const RecipeTable table = parse(CsvTable::load(data_path(kMegatronBridgeRecipesFile)));
+  return table;
+}
+
+std::optional<Recipe> RecipeTable::find(const RecipeQuery& q) const {
+  const std::string gpu = gpu_token(q.hardware);
+  if (q.container.empty() || gpu.empty()) return std::nullopt;
+  std::vector<std::string> keys{recipe_model_key(q.model)};
+  // "DeepSeek-V3 671B": the summaries' names carry no total size.
+  if (const std::size_t space = q.model.find_last_of(' '); space != std::string::npos) {
+    keys.push_back(recipe_model_key(q.model.substr(0, space)));
+  }
+  for (const std::string& key : keys) {
+    for (const std::string& precision : precision_tokens(q.precision, gpu)) {
+      const Entry* best = nullptr;
+      int best_score = -1;
+      for (const Entry& e : entries_) {
+        if (e.recipe.container != q.container || e.model_key != key || e.gpu != gpu || e.precision != precision) continue;
+        const int score = (e.recipe.num_gpus == q.gpus ? 2 : 0) +
+                          (e.recipe.num_gpus == q.gpus && e.recipe.global_batch == q.global_batch ? 1 : 0);
+        if (score > best_score) {  // ties: the first, V1 before V2 (the table is sorted)
+          best = &e;
+          best_score = score;
+        }
+      }
+      if (best) return best->recipe;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace cs

@@ -1,0 +1,66 @@
+// Published training recipes by framework release: what a measured row leaves unsaid but its release's recipe
+// fixes (Megatron-Bridge's performance configs: the merged forward-backward schedule, the MoE dispatcher, the
+// CUDA-graph scope, the recompute modules). data/recipes/megatron_bridge.csv, written by
+// scripts/megatron_bridge_recipes.py from the public repository's release tags; read once per process and
+// immutable afterwards (safe for sweep threads).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/input/csv_table.hpp"
+
+namespace cs {
+
+/// The shipped recipe table, relative to the data directory.
+inline constexpr const char* kMegatronBridgeRecipesFile = "data/recipes/megatron_bridge.csv";
+
+/// One release's config for one model, GPU and precision.
+struct Recipe {
+  std::string container;    ///< the NeMo container it shipped in ("25.11", "26.02.01")
+  std::string tag;          ///< Megatron-Bridge's release tag ("v0.2.0")
+  std::string config;       ///< the config's name in that release
+  std::string source_file;  ///< where the config is, in the repository at `tag`
+  int num_gpus = 0, global_batch = 0;
+  bool a2a_overlap = false;        ///< moe_a2a_overlap: Megatron-Core's merged forward-backward schedule
+  std::string dispatcher;          ///< moe_flex_dispatcher_backend: "", "deepep" or "hybridep"
+  std::string graph_impl;          ///< cuda_graph_impl: "", "none", "transformer_engine", "local", ...
+  std::string graph_scope;         ///< cuda_graph_scope, space-separated ("moe_router moe_preprocess")
+  std::string recompute_modules;   ///< space-separated ("mla_up_proj mlp")
+};
+
+/// What a row names: its release's container, model, GPU and precision as the performance summary writes them.
+struct RecipeQuery {
+  std::string container;  ///< "25.11"
+  std::string model;      ///< "Qwen3_30B_a3B", "DeepSeek-V3 671B"
+  std::string hardware;   ///< "H100-SXM5-80GB (DGX-H100)"
+  std::string precision;  ///< "FP8-CS", "BF16", "FP8-MX", "MXFP8", "NVFP4", "FP8"
+  int gpus = 0, global_batch = 0;
+};
+
+class RecipeTable {
+ public:
+  /// Reads a recipe CSV; throws InputError naming the file, line and column of a missing column or bad value.
+  [[nodiscard]] static RecipeTable parse(const CsvTable& t);
+  /// The shipped table (kMegatronBridgeRecipesFile), loaded on first use.
+  [[nodiscard]] static const RecipeTable& shipped();
+  /// The recipe of `q`'s release for its model, GPU and precision; among a release's versions of it (V1, V2:
+  /// other scales) the one of the row's GPU count and global batch, else of its GPU count, else the first.
+  [[nodiscard]] std::optional<Recipe> find(const RecipeQuery& q) const;
+  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+
+ private:
+  struct Entry {
+    Recipe recipe;
+    std::string model_key, gpu, precision, version;
+  };
+  std::vector<Entry> entries_;
+};
+
+/// A model name as the recipe table keys it: upper-case letters and digits, a parenthesised remark dropped
+/// ("Qwen3_30B_a3B (tokendrop)" -> "QWEN330BA3B"), a trailing size of the whole model dropped where the name
+/// has one ("DeepSeek-V3 671B" -> "DEEPSEEKV3").
+[[nodiscard]] std::string recipe_model_key(const std::string& model);
+
+}  // namespace cs
