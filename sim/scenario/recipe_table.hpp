@@ -49,6 +49,10 @@ class RecipeTable {
   /// other scales) the one of the row's GPU count and global batch, else of its GPU count, else the first.
   [[nodiscard]] std::optional<Recipe> find(const RecipeQuery& q) const;
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+  /// The NeMo container a row's source or framework text names: "NeMo 25.11", else a release token of the
+  /// containers' form (YY.MM or YY.MM.NN, 2024-2029: "Megatron-Bridge 26.04.01"), else a Megatron-Bridge release
+  /// tag the table holds ("v0.3.1" -> "26.02.01"); "" when none.
+  [[nodiscard]] std::string container_named_in(const std::string& text) const;
 
  private:
   struct Entry {

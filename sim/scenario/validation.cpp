@@ -73,18 +73,6 @@ bool states_on(const std::string& s, const std::string& what) {
   return false;
 }
 
-/// The NeMo container a row names ("NeMo 25.11 container", "Megatron-Bridge / NeMo 26.04.01"), or "".
-std::string nemo_container(const std::string& text) {
-  for (std::size_t at = text.find("NeMo "); at != std::string::npos; at = text.find("NeMo ", at + 1)) {
-    std::size_t end = at + 5;
-    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
-    std::string release = text.substr(at + 5, end - at - 5);
-    while (!release.empty() && release.back() == '.') release.pop_back();
-    if (release.size() >= 5 && std::isdigit(static_cast<unsigned char>(release[0]))) return release;
-  }
-  return {};
-}
-
 /// What a Megatron-Bridge row's release recipe adds to its notes: the recipe's settings, in the words the rules
 /// below read, for each aspect the notes say nothing of (a row's own words always win); `applied` lists them.
 std::string recipe_words(const Recipe& r, const std::string& notes_lc, std::vector<std::string>& applied) {
@@ -405,7 +393,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   std::string notes = cell("notes");
   if (contains(cell("source") + " " + fw, "Megatron-Bridge")) {
     RecipeQuery q;
-    q.container = nemo_container(cell("source") + " " + fw);
+    q.container = RecipeTable::shipped().container_named_in(cell("source") + " " + fw);
     q.model = cell("model");
     q.hardware = cell("hardware");
     q.precision = cell("precision");

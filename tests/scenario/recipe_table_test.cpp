@@ -35,6 +35,20 @@ TEST(RecipeTable, FindsRow190sRecipe) {
   EXPECT_FALSE(t.find({"", "Qwen3_30B_a3B", "H100", "BF16", 16, 512}).has_value());
 }
 
+TEST(RecipeTable, ReadsTheReleaseARowNames) {
+  const RecipeTable& t = RecipeTable::shipped();
+  EXPECT_EQ(t.container_named_in("NVIDIA Megatron-Bridge performance summary (NeMo 25.11 container)"), "25.11");
+  EXPECT_EQ(t.container_named_in("Megatron-Bridge / NeMo 26.04.01"), "26.04.01");
+  EXPECT_EQ(t.container_named_in("Megatron-Bridge performance summary, section '26.02.01' DGX-H100"), "26.02.01");
+  EXPECT_EQ(t.container_named_in("Megatron-Bridge v0.3.1 recipe"), "26.02.01");
+  EXPECT_EQ(t.container_named_in("Megatron-Bridge v0.2.0"), "25.11");
+  // Versions and numbers that are not a container's release.
+  EXPECT_EQ(t.container_named_in("Megatron-Core 0.15.4, Transformer Engine 2.9.0"), "");
+  EXPECT_EQ(t.container_named_in("Megatron-Bridge v0.3.10"), "");
+  EXPECT_EQ(t.container_named_in("1024.50 tokens"), "");
+  EXPECT_EQ(t.container_named_in("Megatron-Bridge main @ 51885cf"), "");
+}
+
 TEST(RecipeTable, PicksTheVersionOfTheRowsScale) {
   const RecipeTable& t = RecipeTable::shipped();
   const auto v1 = t.find({"26.04", "DeepSeekV3", "H100", "FP8-CS", 1024, 8192});
