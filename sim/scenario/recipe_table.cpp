@@ -108,25 +108,31 @@ const RecipeTable& RecipeTable::shipped() {
   return table;
 }
 
-std::string RecipeTable::container_named_in(const std::string& text) const {
+std::string container_release_at(const std::string& text, std::size_t at) {
   const auto digit = [&](std::size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
-  // A release token at `at`: YY.MM with an optional .NN, not part of a longer number or version.
-  const auto release_at = [&](std::size_t at) -> std::string {
-    if (at > 0 && (digit(at - 1) || text[at - 1] == '.')) return {};
-    if (!(digit(at) && digit(at + 1) && at + 2 < text.size() && text[at + 2] == '.' && digit(at + 3) && digit(at + 4))) return {};
-    std::size_t end = at + 5;
-    if (end + 2 < text.size() + 0 && text[end] == '.' && digit(end + 1) && digit(end + 2) && !digit(end + 3)) end += 3;
-    if (digit(end) || (end < text.size() && text[end] == '.' && digit(end + 1))) return {};
-    const int year = (text[at] - '0') * 10 + (text[at + 1] - '0'), month = (text[at + 3] - '0') * 10 + (text[at + 4] - '0');
-    if (year < 24 || year > 29 || month < 1 || month > 12) return {};
-    return text.substr(at, end - at);
-  };
-  for (std::size_t at = text.find("NeMo "); at != std::string::npos; at = text.find("NeMo ", at + 1)) {
-    if (std::string r = release_at(at + 5); !r.empty()) return r;
-  }
+  if (at > 0 && (digit(at - 1) || text[at - 1] == '.')) return {};
+  if (!(digit(at) && digit(at + 1) && at + 2 < text.size() && text[at + 2] == '.' && digit(at + 3) && digit(at + 4))) return {};
+  std::size_t end = at + 5;
+  if (end < text.size() && text[end] == '.' && digit(end + 1) && digit(end + 2) && !digit(end + 3)) end += 3;
+  if (digit(end) || (end < text.size() && text[end] == '.' && digit(end + 1))) return {};
+  const int year = (text[at] - '0') * 10 + (text[at + 1] - '0'), month = (text[at + 3] - '0') * 10 + (text[at + 4] - '0');
+  if (year < 23 || year > 29 || month < 1 || month > 12) return {};
+  return text.substr(at, end - at);
+}
+
+std::string first_container_release(const std::string& text) {
   for (std::size_t at = 0; at < text.size(); ++at) {
-    if (std::string r = release_at(at); !r.empty()) return r;
+    if (std::string r = container_release_at(text, at); !r.empty()) return r;
   }
+  return {};
+}
+
+std::string RecipeTable::container_named_in(const std::string& text) const {
+  for (std::size_t at = text.find("NeMo "); at != std::string::npos; at = text.find("NeMo ", at + 1)) {
+    if (std::string r = container_release_at(text, at + 5); !r.empty()) return r;
+  }
+  if (std::string r = first_container_release(text); !r.empty()) return r;
+  const auto digit = [&](std::size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
   for (const Entry& e : entries_) {
     const std::string& tag = e.recipe.tag;
     for (std::size_t at = text.find(tag); at != std::string::npos; at = text.find(tag, at + 1)) {

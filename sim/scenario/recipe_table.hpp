@@ -62,6 +62,12 @@ class RecipeTable {
   std::vector<Entry> entries_;
 };
 
+/// The NeMo container release that starts at `text[at]`: YY.MM with an optional .NN (2023-2029, months 1-12),
+/// not part of a longer number or version ("25.11", "26.04.01"; not "0.25.11", "125.11" or "25.11.123"); "" else.
+[[nodiscard]] std::string container_release_at(const std::string& text, std::size_t at);
+/// The first such release in `text`, or "".
+[[nodiscard]] std::string first_container_release(const std::string& text);
+
 /// A model name as the recipe table keys it: upper-case letters and digits, a parenthesised remark dropped
 /// ("Qwen3_30B_a3B (tokendrop)" -> "QWEN330BA3B"), a trailing size of the whole model dropped where the name
 /// has one ("DeepSeek-V3 671B" -> "DEEPSEEKV3").

@@ -27,16 +27,7 @@ namespace {
 /// to 0.15. Rows that name a 2026 release, Megatron-Core 0.16 or later, or Megatron-Bridge without a container
 /// (its runs named by commit) are 2026 stacks; rows that name neither are taken as the measured 2025 stack.
 bool te_stack_before_2026(const std::string& text) {
-  for (std::size_t i = 0; i + 5 <= text.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i])) || (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1]))))
-      continue;
-    if (!std::isdigit(static_cast<unsigned char>(text[i + 1])) || text[i + 2] != '.' ||
-        !std::isdigit(static_cast<unsigned char>(text[i + 3])) || !std::isdigit(static_cast<unsigned char>(text[i + 4])))
-      continue;
-    if (i + 5 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 5]))) continue;
-    const int year = (text[i] - '0') * 10 + (text[i + 1] - '0'), month = (text[i + 3] - '0') * 10 + (text[i + 4] - '0');
-    if (year >= 23 && year <= 29 && month >= 1 && month <= 12) return year <= 25;
-  }
+  if (const std::string release = first_container_release(text); !release.empty()) return release.compare(0, 2, "25") <= 0;
   // Megatron-Bridge's 2025 runs name their NeMo container (25.09, 25.11); its runs named by commit are later ones.
   for (const char* later : {"Megatron-Core 0.16", "Megatron-Core v0.16", "Megatron-Core 0.17", "Megatron-Core 0.18",
                             "main @", "Megatron-Bridge"}) {

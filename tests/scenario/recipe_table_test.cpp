@@ -47,6 +47,10 @@ TEST(RecipeTable, ReadsTheReleaseARowNames) {
   EXPECT_EQ(t.container_named_in("Megatron-Bridge v0.3.10"), "");
   EXPECT_EQ(t.container_named_in("1024.50 tokens"), "");
   EXPECT_EQ(t.container_named_in("Megatron-Bridge main @ 51885cf"), "");
+  // The release token alone, as the Transformer Engine stack's year is read from it (validation).
+  EXPECT_EQ(first_container_release("nvcr.io/nvidia/nemo:ngc25.01"), "25.01");
+  EXPECT_EQ(first_container_release("PyTorch 24.05, then NeMo 25.11"), "24.05");
+  EXPECT_EQ(first_container_release("TE 0.25.11 or 125.11 or 25.13 or 25.11.123"), "");
 }
 
 TEST(RecipeTable, PicksTheVersionOfTheRowsScale) {
