@@ -22,6 +22,7 @@ Per run: wall ms per micro-batch in steady state, the GPU's busy time and kernel
 profiler, NVML clock and power.
 """
 import argparse
+import ast
 import json
 import os
 import statistics
@@ -60,19 +61,6 @@ def build(layers, experts, seq, precision, ddp, a2a_overlap=False, overrides=())
         kw[key] = value
     cfg = TransformerConfig(**kw)
     if a2a_overlap:
-        # At EP 1 the alltoall dispatcher synchronises "before_finish", after the merged schedule's split of the
-        # layer has already used the token counts (an illegal address in TE's chunk sort); at EP > 1 it
-        # synchronises "before_ep_alltoall". Use that point, as the EP 8 layer this stands for does.
-        from megatron.core.transformer.moe.token_dispatcher import MoEAlltoAllTokenDispatcher
-        if not getattr(MoEAlltoAllTokenDispatcher.preprocess, "_ep_sync", False):
-            original = MoEAlltoAllTokenDispatcher.preprocess
-
-            def preprocess(self, routing_map):
-                out = original(self, routing_map)
-                self.cuda_sync_point = "before_ep_alltoall"
-                return out
-            preprocess._ep_sync = True
-            MoEAlltoAllTokenDispatcher.preprocess = preprocess
         # Megatron-Bridge's moe_a2a_overlap: the merged forward-backward schedule (combined_1f1b), one micro-batch's
         # layer forward run node by node against another's backward. The config refuses it at EP 1 (there is no
         # all-to-all to hide); set after the check, only the schedule reads it, and at EP 1 the dispatcher's
@@ -165,12 +153,22 @@ def phase_timeline(iteration, micro_batches, path):
     return summary
 
 
-def copy_at_ep1():
-    """At EP 1 Megatron-Core's all-to-all returns its input itself, which the merged schedule then frees as the
-    dispatch node's spent input, leaving the expert node an empty tensor. A real all-to-all writes a new buffer:
-    stand in for it with a copy (65,536 routed tokens x 2,048 x 2 bytes: about 0.2 ms of the H100's HBM per
-    dispatch and combine), for both schedules so that they stay comparable."""
+def ep1_stand_ins():
+    """What the merged schedule needs at EP 1, applied to both schedules of the run so that they stay comparable.
+    The alltoall dispatcher synchronises "before_finish" at EP 1, after the merged schedule's split of the layer has
+    already used the token counts (an illegal address in TE's chunk sort); at EP > 1 it synchronises
+    "before_ep_alltoall": use that point, as the EP 8 layer this stands for does. And Megatron-Core's all-to-all
+    returns its input itself at EP 1, which the merged schedule then frees as the dispatch node's spent input,
+    leaving the expert node an empty tensor; a real all-to-all writes a new buffer: stand in for it with a copy
+    (65,536 routed tokens x 2,048 x 2 bytes: about 0.2 ms of the H100's HBM per dispatch and combine)."""
     from megatron.core.transformer.moe import token_dispatcher
+    preprocess = token_dispatcher.MoEAlltoAllTokenDispatcher.preprocess
+
+    def preprocess_synced_as_at_ep8(self, routing_map):
+        out = preprocess(self, routing_map)
+        self.cuda_sync_point = "before_ep_alltoall"
+        return out
+    token_dispatcher.MoEAlltoAllTokenDispatcher.preprocess = preprocess_synced_as_at_ep8
     original = token_dispatcher.all_to_all
 
     def all_to_all(group, input_, output_split_sizes=None, input_split_sizes=None):
@@ -178,6 +176,11 @@ def copy_at_ep1():
             return input_.clone()
         return original(group, input_, output_split_sizes, input_split_sizes)
     token_dispatcher.all_to_all = all_to_all
+
+
+def clipped(text, keep=3000):
+    """`text`, or its first and last `keep` characters where it is longer than twice that."""
+    return text if len(text) <= 2 * keep else text[:keep] + " ... " + text[-keep:]
 
 
 def yardstick(nvml, calls=200, reps=15):
@@ -228,7 +231,6 @@ def main():
                          "in DIR and summarised by forward / backward phase (trace_phases.py)")
     ap.add_argument("--ddp", action="store_true", help="wrap in Megatron-Core's DistributedDataParallel")
     args = ap.parse_args()
-    import ast
     args.set = [(k, ast.literal_eval(v)) for k, v in (kv.split("=", 1) for kv in args.set)]
     sys.path.insert(0, os.path.abspath(args.mcore))
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
@@ -246,7 +248,7 @@ def main():
                megatron_core=getattr(megatron.core, "__version__", "?"),
                transformer_engine=getattr(transformer_engine, "__version__", "?"), power_limit_w=nvml.power_limit_w)
     if "on" in args.a2a_overlap.split(","):
-        copy_at_ep1()
+        ep1_stand_ins()
     results = []
     if args.timeline:
         os.makedirs(args.timeline, exist_ok=True)
@@ -268,7 +270,7 @@ def main():
                             r = dict(config=config, a2a_overlap=overlap == "on", precision=precision, layers=layers,
                                      seq=seq, batch=batch,
                                      error=f"{type(e).__name__}: {e}"[:2000], attempt=attempt,
-                                     traceback=(lambda t: t if len(t) < 6000 else t[:3000] + " ... " + t[-3000:])(traceback.format_exc()))
+                                     traceback=clipped(traceback.format_exc()))
                     r["wall_s"] = round(time.time() - t0, 1)
                     print(json.dumps({k: v for k, v in r.items() if k != "kernels_by_name"}), flush=True)
                     results.append(r)
