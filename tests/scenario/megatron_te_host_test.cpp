@@ -58,21 +58,30 @@ double layer_ms(bool moe, bool fp8, int batch, int seq) {
   return (per_micro_batch(6) - per_micro_batch(2)) / 4;
 }
 
-/// The measured layer, ms: from the run's 2- and 6-layer entries of `config` and `precision` at batch x seq.
-double measured_layer_ms(const std::string& config, const std::string& precision, int batch, int seq) {
+/// One layer's time, ms, from a study's 2- and 6-layer entries that `match` (the 6-layer model's time per micro-batch
+/// less the 2-layer one's, over 4 layers).
+template <class Match>
+double layer_ms_of(const std::vector<nlohmann::json>& files, const Match& match) {
   double ms[2] = {0, 0};
-  for (const char* file : {"run15-mcore-te/mcore_te_step_first.json", "run15-mcore-te/mcore_te_step_moe.json"}) {
-    for (const auto& e : testing::h200_results(file)) {
-      if (e.contains("error") || e["config"] != config || e["precision"] != precision || e["batch"] != batch ||
-          e["seq"] != seq) {
-        continue;
-      }
+  for (const auto& results : files) {
+    for (const auto& e : results) {
+      if (e.contains("error") || !match(e)) continue;
       ms[e["layers"].get<int>() == 6 ? 1 : 0] = e["ms_per_micro_batch_median"].get<double>();
     }
   }
-  EXPECT_GT(ms[0], 0.0) << config << " " << precision;
-  EXPECT_GT(ms[1], 0.0) << config << " " << precision;
+  EXPECT_GT(ms[0], 0.0);
+  EXPECT_GT(ms[1], 0.0);
   return (ms[1] - ms[0]) / 4;
+}
+
+/// The measured layer of run 15, ms: `config` and `precision` at batch x seq.
+double measured_layer_ms(const std::string& config, const std::string& precision, int batch, int seq) {
+  return layer_ms_of({testing::h200_results("run15-mcore-te/mcore_te_step_first.json"),
+                      testing::h200_results("run15-mcore-te/mcore_te_step_moe.json")},
+                     [&](const nlohmann::json& e) {
+                       return e["config"] == config && e["precision"] == precision && e["batch"] == batch &&
+                              e["seq"] == seq;
+                     });
 }
 
 struct Case {
@@ -104,20 +113,15 @@ TEST(MegatronTeHost, Run15LayersWithinTheirBounds) {
 /// profiles/h100-calibration/run12-mcore-merged): at 1 x 128 tokens the GPU idles, so the difference per layer is the
 /// host's, over the layer's 10 schedule-node calls (5 forward, 5 backward). kScheduleNodeHostSynced is their mean.
 TEST(MegatronTeHost, Run12MergedScheduleNodeCost) {
-  const auto per_layer = [](const nlohmann::json& results, bool merged, const std::string& precision, int seq) {
-    double ms[2] = {0, 0};
-    for (const auto& e : results) {
-      if (e.contains("error") || e["a2a_overlap"] != merged || e["precision"] != precision || e["seq"] != seq) continue;
-      ms[e["layers"].get<int>() == 6 ? 1 : 0] = e["ms_per_micro_batch_median"].get<double>();
-    }
-    EXPECT_GT(ms[0], 0.0);
-    EXPECT_GT(ms[1], 0.0);
-    return (ms[1] - ms[0]) / 4;
-  };
   const nlohmann::json results = testing::measured_results("h100-calibration/run12-mcore-merged/mcore_te_merged.json");
+  const auto per_layer = [&](bool merged, const std::string& precision, int seq) {
+    return layer_ms_of({results}, [&](const nlohmann::json& e) {
+      return e["a2a_overlap"] == merged && e["precision"] == precision && e["seq"] == seq;
+    });
+  };
   double sum = 0;
   for (const char* precision : {"bf16", "fp8cs"}) {
-    const double node_us = (per_layer(results, true, precision, 128) - per_layer(results, false, precision, 128)) / 10 * 1e3;
+    const double node_us = (per_layer(true, precision, 128) - per_layer(false, precision, 128)) / 10 * 1e3;
     std::printf("%s: %.0f us per schedule-node call\n", precision, node_us);
     EXPECT_GT(node_us, 0.8 * kScheduleNodeHostSynced.seconds() * 1e6) << precision;
     EXPECT_LT(node_us, 1.2 * kScheduleNodeHostSynced.seconds() * 1e6) << precision;
