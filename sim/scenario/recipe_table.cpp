@@ -1,5 +1,6 @@
 #include "sim/scenario/recipe_table.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -98,6 +99,10 @@ RecipeTable RecipeTable::parse(const CsvTable& t) {
     if (r.container.empty() || e.model_key.empty() || e.gpu.empty() || e.precision.empty()) {
       throw InputError({t.file(), row.line, 0}, "", "container, model_key, gpu and precision are required");
     }
+    if (std::find_if(out.releases_.begin(), out.releases_.end(), [&](const auto& x) { return x.first == r.tag; }) ==
+        out.releases_.end()) {
+      out.releases_.emplace_back(r.tag, r.container);
+    }
     out.entries_.push_back(std::move(e));
   }
   return out;
@@ -133,11 +138,10 @@ std::string RecipeTable::container_named_in(const std::string& text) const {
   }
   if (std::string r = first_container_release(text); !r.empty()) return r;
   const auto digit = [&](std::size_t i) { return i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); };
-  for (const Entry& e : entries_) {
-    const std::string& tag = e.recipe.tag;
+  for (const auto& [tag, container] : releases_) {
     for (std::size_t at = text.find(tag); at != std::string::npos; at = text.find(tag, at + 1)) {
       const std::size_t end = at + tag.size();
-      if (!digit(end) && !(end + 1 < text.size() && text[end] == '.' && digit(end + 1))) return e.recipe.container;
+      if (!digit(end) && !(end + 1 < text.size() && text[end] == '.' && digit(end + 1))) return container;
     }
   }
   return {};

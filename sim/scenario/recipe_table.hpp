@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/input/csv_table.hpp"
@@ -60,6 +61,7 @@ class RecipeTable {
     std::string model_key, gpu, precision, version;
   };
   std::vector<Entry> entries_;
+  std::vector<std::pair<std::string, std::string>> releases_;  ///< (tag, container), each once
 };
 
 /// The NeMo container release that starts at `text[at]`: YY.MM with an optional .NN (2023-2029, months 1-12),
