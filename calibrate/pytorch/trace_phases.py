@@ -7,15 +7,19 @@ The forward launches from the Python thread, autograd's backward from its device
 launches from one thread is a phase: one micro-batch's forward or backward. Per phase it reports the wall time
 (from its first launch to the next phase's first launch), the host's launch calls, the GPU's busy time over the
 kernels it launched, and the calls that made the host wait for the GPU (stream / device / event
-synchronisations, blocking copies): how many and how long. Summed by kind of phase, divided by micro-batches.
+synchronisations, device-to-host copies; a device-to-device copy and a GPU-side event wait are not): how many and
+how long. Summed by kind of phase, divided by micro-batches. Over the whole call, `host_waits` lists every CUDA
+call that held the host 50 us or more by name (allocator calls too), with the kernels that most often ended last
+before such a call returned: what the host waited for.
 
 Usage: trace_phases.py TRACE.json[.gz] [--micro-batches N]   (or import summarise())
 """
 import argparse
+import bisect
 import gzip
 import json
 
-SYNC_WORDS = ("Synchronize", "cudaMemcpy", "cudaStreamWaitEvent")
+SYNC_WORDS = ("Synchronize", "cudaMemcpy")
 LAUNCH_WORDS = ("LaunchKernel", "cudaLaunchCooperativeKernel", "cuLaunchKernel", "cudaGraphLaunch",
                 "cudaMemsetAsync", "cudaMemcpyAsync")
 
@@ -28,6 +32,41 @@ def _union_us(intervals):
         total += e - max(s, end)
         end = e
     return total
+
+
+def is_host_sync(call, by_corr):
+    """Whether a CUDA runtime call makes the host wait for the GPU: a synchronisation, or a copy whose GPU side
+    is device-to-host (an asynchronous device-to-device copy returns at once)."""
+    name = call["name"]
+    if "Synchronize" in name:
+        return True
+    if "cudaMemcpy" not in name:
+        return False
+    copies = by_corr.get(call.get("args", {}).get("correlation"), [])
+    return any("DtoH" in k["name"] for k in copies) or (not copies and "Async" not in name)
+
+
+def host_waits(runtime, kernels, micro_batches, floor_us=50.0, top=8):
+    """Every CUDA call of `floor_us` or more, by name (count and ms per micro-batch), each with the kernels that
+    most often ended last before it returned."""
+    ends = sorted((k["ts"] + k["dur"], k["name"][:80]) for k in kernels if k.get("cat") == "kernel")
+    end_times = [t for t, _ in ends]
+    out = {}
+    for e in runtime:
+        if e["dur"] < floor_us:
+            continue
+        w = out.setdefault(e["name"], {"count": 0, "ms": 0.0, "waited_for": {}})
+        w["count"] += 1
+        w["ms"] += e["dur"] / 1e3
+        i = bisect.bisect_right(end_times, e["ts"] + e["dur"]) - 1
+        if i >= 0 and end_times[i] > e["ts"]:  # a kernel ended while the call held the host
+            name = ends[i][1]
+            w["waited_for"][name] = w["waited_for"].get(name, 0) + 1
+    result = {}
+    for name, w in sorted(out.items(), key=lambda kv: -kv[1]["ms"]):
+        result[name] = {"per_micro_batch": w["count"] / micro_batches, "ms_per_micro_batch": w["ms"] / micro_batches,
+                        "waited_for": dict(sorted(w["waited_for"].items(), key=lambda kv: -kv[1])[:top])}
+    return result
 
 
 def summarise(events, micro_batches=1, sync_floor_us=20.0):
@@ -52,7 +91,7 @@ def summarise(events, micro_batches=1, sync_floor_us=20.0):
         if any(w in e["name"] for w in LAUNCH_WORDS):
             cur["launches"] += 1
             cur["launch_us"] += e["dur"]
-        if any(w in e["name"] for w in SYNC_WORDS) and e["dur"] >= sync_floor_us:
+        if is_host_sync(e, by_corr) and e["dur"] >= sync_floor_us:
             cur["syncs"].append((e["name"], e["dur"]))
         cur["kernels"] += by_corr.get(e.get("args", {}).get("correlation"), [])
     end_all = max([k["ts"] + k["dur"] for k in kernels] + [runtime[-1]["ts"] + runtime[-1]["dur"]])
@@ -85,6 +124,7 @@ def summarise(events, micro_batches=1, sync_floor_us=20.0):
     out["call"] = {"wall_ms_per_micro_batch": span / micro_batches,
                    "gpu_busy_ms_per_micro_batch": busy_all / micro_batches,
                    "gpu_idle_ms_per_micro_batch": (span - busy_all) / micro_batches}
+    out["host_waits"] = host_waits(runtime, kernels, micro_batches)
     return out
 
 
