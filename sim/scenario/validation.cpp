@@ -465,6 +465,17 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       sc.training.moe_dispatcher = MoeDispatcher::flex;
       assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");
     }
+    // Expert rows aligned for the quantised GEMMs before they reach the experts, so no padding copies: where the row
+    // sets the router's padding; in a captured iteration (full-iteration CUDA graphs), whose static expert shapes
+    // Megatron-Bridge's recipes pad in the router (moe_router_padding_for_quantization with HybridEP and the TE op
+    // fuser); and in DeepSeek's own framework (DualPipe), whose DeepEP dispatch aligns each expert's rows itself
+    // (expert_alignment) for its grouped GEMMs.
+    if (const std::string& ln = notes_lc;
+        contains(ln, "moe_router_padding_for_quantization=true") || contains(ln, "moe_router_padding_for_fp8=true") ||
+        contains(ln, "router padding for quantization") || p.schedule == PipelineSchedule::dualpipe ||
+        contains(ln, "full iteration") || contains(ln, "full_iteration") || contains(ln, "full-iteration")) {
+      sc.training.moe_router_padding = true;  // said of the row's quantised GEMMs below, once the precision is read
+    }
     // Token permutation in PyTorch's operators, where the row turns the fused kernels off.
     if (const std::string& ln = notes_lc;
         contains(ln, "moe_permute_fusion=false") || contains(ln, "moe_permute_fusion: false") ||
@@ -549,6 +560,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     if (!mxfp8 && (contains(prec, "fp8-cs") || contains(prec, "current"))) tr.fp8_recipe = Fp8Recipe::current;
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
+  }
+  if (tr.moe_router_padding && is_quantized(tr.precision) && sc.model.is_moe()) {
+    assumptions.push_back("expert rows aligned for the quantised GEMMs by the router or dispatch (no Fp8Padding copies)");
   }
   // Attention itself in fp8 (Transformer Engine's fp8_dot_product_attention), where the row says so.
   if (const std::string& ln = notes_lc;

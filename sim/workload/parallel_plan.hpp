@@ -299,6 +299,12 @@ struct TrainingConfig {
   /// (Megatron-Core's default until a recipe turns it on), whose sum of a token's copies and the permutation's
   /// gradient are atomic scatter-adds (kAtomicScatterBytesPerElement).
   bool moe_permute_fusion = true;
+  /// Each expert's rows arrive aligned to the quantised GEMM's row alignment: the router pads the counts
+  /// (Megatron-Core moe_router_padding_for_fp8, later moe_router_padding_for_quantization) or the dispatch aligns
+  /// them (DeepEP's expert_alignment, as DeepSeek's framework runs it), so TEGroupedMLP's Fp8Padding /
+  /// Fp8Unpadding copies are skipped. False (Megatron-Core's default): under fp8 or fp4
+  /// with dropless routing the grouped MLP copies its rows into padded buffers and back (layer_ops.cpp).
+  bool moe_router_padding = false;
 
   /// Micro-batches per pipeline per step = global_batch / (micro_batch * dp).
   [[nodiscard]] std::int64_t micro_batches(const ParallelPlan& p) const noexcept {

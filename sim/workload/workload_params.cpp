@@ -382,6 +382,12 @@ const ParamTable<TrainingConfig>& training_params() {
             {.help = "MoE token permutation in fused kernels (Megatron-Core moe_permute_fusion, Megatron-Bridge's "
                      "recipes); false: PyTorch's operators, whose unpermutation and permutation gradient are atomic "
                      "scatter-adds (measured 32.3 bytes of memory time per element on the H200, docs/validation.md)"});
+    p.field("moe_router_padding", &TrainingConfig::moe_router_padding,
+            {.help = "each expert's rows arrive aligned for the quantised GEMMs: the router pads the counts (Megatron-Core "
+                     "moe_router_padding_for_quantization) or the dispatch aligns them (DeepEP's expert_alignment, as "
+                     "DeepSeek's framework runs it); false: under fp8 or fp4 with dropless routing Transformer "
+                     "Engine's grouped MLP copies its rows into padded buffers and back (measured 0.79 ms per "
+                     "Qwen3-30B-A3B layer on the H100, docs/validation.md)"});
     p.choice("grouped_launch", &TrainingConfig::grouped_launch, grouped_launch_names(),
              {.help = "how an eager framework launches a grouped operator's per-expert kernels: native (Transformer "
                       "Engine's loop: 67us of host per GEMM, 9.8us per small kernel, measured on the H200 host) or "
