@@ -89,6 +89,9 @@ class ComputeCostModel {
   [[nodiscard]] virtual Time attention(const AttentionShape& s) const = 0;
   /// A bandwidth-bound kernel that reads and writes `bytes` in total (norms, activations, optimizer, casts).
   [[nodiscard]] virtual Time memory_bound(Bytes bytes) const = 0;
+  /// The fixed part of one bandwidth-bound kernel's time (its launch, ramp and drain: the memory fit's latency),
+  /// which a grouped operator's further kernels pay each (one per local expert).
+  [[nodiscard]] virtual Time kernel_latency() const { return memory_bound(Bytes{0.0}); }
   [[nodiscard]] virtual KernelLoad gemm_load(const GemmShape& s) const { return {gemm(s), 0.0, Watts{0.0}}; }
   [[nodiscard]] virtual KernelLoad attention_load(const AttentionShape& s) const {
     return {attention(s), 0.0, Watts{0.0}};

@@ -22,6 +22,7 @@ class MemoCostModel final : public ComputeCostModel {
   [[nodiscard]] Time gemm(const GemmShape& s) const override;
   [[nodiscard]] Time attention(const AttentionShape& s) const override;
   [[nodiscard]] Time memory_bound(Bytes bytes) const override { return inner_.memory_bound(bytes); }
+  [[nodiscard]] Time kernel_latency() const override { return inner_.kernel_latency(); }
   [[nodiscard]] KernelLoad gemm_load(const GemmShape& s) const override;
   [[nodiscard]] KernelLoad attention_load(const AttentionShape& s) const override;
   [[nodiscard]] KernelLoad memory_load(Bytes bytes) const override { return inner_.memory_load(bytes); }

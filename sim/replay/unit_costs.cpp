@@ -57,7 +57,9 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
         u.compute += last_attention;
         break;
       case OpKind::memory: {
-        const Time t = loads[i].at(clock);
+        // A grouped operator's kernels (one per local expert, four per expert for a current-scaling cast) each pay
+        // the bandwidth-bound kernel's fixed time (the memory fit's latency), which the op's bytes alone leave out.
+        const Time t = loads[i].at(clock) + compute.kernel_latency() * std::max(0, op.launches - 1);
         u.compute += t;
         u.memory_kernels += t;
         break;

@@ -11,12 +11,14 @@ class FixedCostModel final : public ComputeCostModel {
   Time attention_forward = Time::ms(2);
   Time attention_backward = Time::ms(4);
   Time memory_time = Time::us(100);
+  Time latency = Time::zero();  ///< a bandwidth-bound kernel's fixed time (none unless a test sets it)
 
   [[nodiscard]] Time gemm(const GemmShape&) const override { return gemm_time; }
   [[nodiscard]] Time attention(const AttentionShape& s) const override {
     return s.backward ? attention_backward : attention_forward;
   }
   [[nodiscard]] Time memory_bound(Bytes) const override { return memory_time; }
+  [[nodiscard]] Time kernel_latency() const override { return latency; }
   [[nodiscard]] const Provenance& provenance() const override { return provenance_; }
 
  private:

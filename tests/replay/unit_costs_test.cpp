@@ -44,6 +44,22 @@ TEST(UnitCosts, GroupedExpertGemmsPayTheGapPerExpertOnlyFromAPythonLoop) {
   EXPECT_EQ(t.costs().backward(0, 0).compute - bwd, Time::us(430));
 }
 
+// Each further kernel of a grouped bandwidth-bound operator pays the kernel's fixed time: the tiny MoE in fp8 with
+// current scaling quantises each expert's input in four kernels (zero the amax, amax, scale, cast), 16 launches for
+// its 4 experts, for both expert GEMMs: 2 layers x 2 casts x 15 further launches x 2 us = 120 us more forward.
+TEST(UnitCosts, GroupedMemoryKernelsPayTheKernelLatencyEach) {
+  Tiny t;
+  t.model.experts = 4;
+  t.model.top_k = 2;
+  t.model.expert_ffn_hidden = 512;
+  t.train.precision = DType::fp8;
+  t.train.fp8_recipe = Fp8Recipe::current;
+  t.train.moe_router_padding = true;  // no padding copies: the casts alone
+  const Time fwd = t.costs().forward(0, 0).compute;
+  t.compute.latency = Time::us(2);
+  EXPECT_EQ(t.costs().forward(0, 0).compute - fwd, Time::us(120));
+}
+
 // Under fp8 without fp8 parameters the weights are cast once per step, charged with the optimizer step: one more
 // bandwidth-bound kernel (0.1 ms here) on top of Adam's; with fp8 parameters there is nothing to cast.
 TEST(UnitCosts, Fp8WeightCastIsOncePerStep) {
