@@ -270,6 +270,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
                      (z->full_attention_every > 0 ? " in all but every " + ordinal(z->full_attention_every) + " layer"
                                                   : std::string()));
   }
+  // Nor for QK norm (Qwen3), one more pass over the queries and keys.
+  if (z && z->qk_norm && z->heads == m.heads) {
+    m.qk_norm = true;
+    filled.push_back("QK norm");
+  }
   // Nor for YaRN's scaling or biased experts (GPT-OSS), which change how Megatron-Core runs RoPE and the experts.
   if (z && z->heads == m.heads && (z->rope_mscale != 1.0 || z->expert_bias)) {
     m.rope_mscale = z->rope_mscale;
@@ -661,7 +666,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
         // reached the containers of 2026; the 2025 stacks pay what run 15 measured on NeMo 25.11's.
         if (te_stack_before_2026(cell("source") + " " + cell("source_locator") + " " + fw)) {
           tr.framework_host_factor = kTransformerEngineHostFactor;
-          assumptions.push_back("Megatron-Core on Transformer Engine (a 2025 release): host work per operator 7.6x "
+          assumptions.push_back("Megatron-Core on Transformer Engine (a 2025 release): host work per operator 7.04x "
                                 "eager PyTorch's (measured on NeMo 25.11's stack)");
         } else {
           tr.framework_host_factor = kTransformerEngine2026HostFactor;

@@ -100,6 +100,8 @@ struct Builder {
       mla_projections();
     } else {
       gemm("QKV projection", T, q / p.tp + k_local + v_local, h, 1, true);
+      // QK norm (Qwen3): TE's RMSNorm over each query and key head, read and written once.
+      if (m.qk_norm) memory("QK norm", 2.0 * static_cast<double>(T) * static_cast<double>(q / p.tp + k_local) * kAct);
       if (m.rope_mscale != 1.0) unfused_rope(static_cast<double>(T) * static_cast<double>(q / p.tp + k_local));
     }
     // Megatron-LM's FLOP formula counts the full (non-causal) score matrix: 4*b*s*s*q per layer forward, i.e.

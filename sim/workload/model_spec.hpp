@@ -65,6 +65,9 @@ struct ModelSpec {
   /// it is not 1 Megatron-Core applies RoPE to Q and K with separate PyTorch operators (rope_utils, "mscale is not
   /// supported by TE's fused RoPE"), which the simulator prices; 1: the fused kernel, too small to price.
   double rope_mscale = 1.0;
+  /// Each query and key head is normalised (RMSNorm over its head_dim) before RoPE (Qwen3; Megatron-Core
+  /// qk_layernorm): one more bandwidth-bound pass over the queries and keys, forward and backward.
+  bool qk_norm = false;
   /// The experts' linear layers have biases (GPT-OSS; Megatron-Core add_bias_linear). The down projection's bias is
   /// scaled by each token's routing probability, which Megatron-Core does after the grouped GEMM in an eager loop
   /// over the local experts in fp32 (TEGroupedMLP._apply_bias), priced as such.

@@ -134,11 +134,12 @@ inline constexpr Time kNativeKernelLaunch = Time::us(9.8);
 inline constexpr Time kCalibrationHostLinearForward = Time::us(29.9);
 /// Host work per operator of a Megatron-Core layer built on Transformer Engine's modules, against eager PyTorch's
 /// per kernel (kEagerHostLaunch), on the same host: Megatron-Core 0.15 with TE 2.9, Qwen3-30B-A3B's dense layer
-/// in bf16 at 128 tokens (the GPU idles), 5.86 ms per layer forward and backward on the H200's host over the 24
-/// operators layer_ops lists for it: 244 us each, 7.6x (profiles/h200-calibration/run15-mcore-te). (TE issue #2053
+/// in bf16 at 128 tokens (the GPU idles), 5.86 ms per layer forward and backward on the H200's host over the 26
+/// operators layer_ops lists for it (its QK norm among them since 2026-12-07; 24 and 7.6x before): 225 us each,
+/// 7.04x (profiles/h200-calibration/run15-mcore-te). (TE issue #2053
 /// gives 2.7x for one TE Linear forward against torch.nn.Linear's; Megatron-Core's own Python per module and the
 /// backward's come on top.)
-inline constexpr double kTransformerEngineHostFactor = 7.6;
+inline constexpr double kTransformerEngineHostFactor = 7.04;
 /// The same for Transformer Engine releases of 2026, after its CPU-overhead reductions (TE PRs #2146 and #2439,
 /// motivated by TE issue #2053; "TELinear is nearly the same as vanilla torch linear", TE issue #2126, 2026-01):
 /// not measured here. Kept at TE issue #2053's module ratio (a TE Linear forward costs the host 99.66 against

@@ -102,6 +102,9 @@ void add_dimensions(ParamTable<ModelSpec>& p) {
           {.help = "YaRN's attention concentration factor in the rotary embedding (GPT-OSS: 1.347); not 1: "
                    "Megatron-Core applies RoPE with unfused PyTorch operators (TE's fused RoPE takes no factor)",
            .min = 0.0});
+  p.field("qk_norm", &ModelSpec::qk_norm,
+          {.help = "each query and key head normalised before RoPE (Qwen3; Megatron-Core qk_layernorm): one more "
+                   "pass over the queries and keys, forward and backward"});
   p.field("expert_bias", &ModelSpec::expert_bias,
           {.help = "the experts' linear layers have biases (GPT-OSS): Megatron-Core adds the down projection's "
                    "bias times each token's routing probability in an eager per-expert loop in fp32"});
@@ -368,7 +371,7 @@ const ParamTable<TrainingConfig>& training_params() {
              .min = 0.0});
     p.field("framework_host_factor", &TrainingConfig::framework_host_factor,
             {.help = "host work per operator launch against eager PyTorch's (whose cost host_launch_cost is): 1 for "
-                     "PyTorch, 7.6 for Megatron-Core's layers on Transformer Engine (measured: run 15 on the H200's "
+                     "PyTorch, 7.04 for Megatron-Core's layers on Transformer Engine (measured: run 15 on the H200's "
                      "host, docs/validation.md); plain PyTorch operators inside the framework keep 1",
              .min = 0.01});
     p.choice("host_work", &TrainingConfig::host_work, host_work_names(),

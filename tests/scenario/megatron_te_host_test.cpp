@@ -24,6 +24,7 @@ Scenario te_layers(int layers, bool moe, bool fp8, int batch, int seq) {
   m.heads = 32;
   m.kv_heads = 4;
   m.head_width = 128;
+  m.qk_norm = true;  // the study builds Qwen3's layer with qk_layernorm
   m.gated_ffn = true;
   m.norm = NormKind::rmsnorm;
   m.vocab = 32768;

@@ -133,5 +133,18 @@ TEST(TeFp8MoeKernels, QuantisationKernelsNearTheMeasured) {
   EXPECT_NEAR(predicted_ms / measured_ms, 1.0, 0.15);
 }
 
+// Qwen3's QK norm: one RMSNorm pass over the layer's queries (32 heads of 128) and keys (4 KV heads of 128) at
+// 8,192 tokens, read and written once; none without it.
+TEST(TeFp8MoeKernels, QkNormPassesOverTheQueriesAndKeys) {
+  ModelSpec m = run12_layer();
+  m.qk_norm = true;
+  const auto ops = forward_ops(LayerPart::moe_layer, m, ParallelPlan{}, run12_training(DType::bf16));
+  EXPECT_DOUBLE_EQ(testing::find_op(ops, "QK norm").bytes.value(), 2.0 * 8192 * (32 * 128 + 4 * 128) * 2);
+  m.qk_norm = false;
+  EXPECT_THROW((void)testing::find_op(forward_ops(LayerPart::moe_layer, m, ParallelPlan{}, run12_training(DType::bf16)),
+                                      "QK norm"),
+               std::runtime_error);
+}
+
 }  // namespace
 }  // namespace cs
