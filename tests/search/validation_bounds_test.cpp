@@ -72,12 +72,13 @@ TEST(Validation, PublicRowsStayWithinMapeBound) {
 }
 
 // Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm), the eager host-issue model and
-// Transformer Engine's grouped operators launched from native loops (H200 run 12): 20.8% over all nine rows, 5.5%
-// over the six dense ones. The dense rows are held to 6.5%; the MoE rows miss the 10% target (Qwen3-30B-A3B is
-// +118%: Megatron-Bridge 25.11's dropless schedule, which its issue #1998 calls a 2x regression, and which the
-// same layout's other published runs do not show; DeepSeek-V3 -25%: docs/validation.md, "Not done"), so the
-// overall bound is a regression guard.
-constexpr double MODERN_MAPE_BOUND = 0.21;
+// Transformer Engine's grouped operators launched from native loops (H200 run 12): 18.1% over all nine rows since
+// 2026-12-07 (fp8 row padding, per-kernel latency of grouped casts, Qwen3's QK norm; 20.8% before), 4.9% over the
+// six dense ones. The dense rows are held to 6.5%; the MoE rows miss the 10% target (Qwen3-30B-A3B is +96%:
+// Megatron-Bridge 25.11's dropless schedule, which its issue #1998 calls a 2x regression, and which the same
+// layout's other published runs do not show; DeepSeek-V3 -24%: docs/validation.md, "Not done"), so the overall
+// bound is a regression guard.
+constexpr double MODERN_MAPE_BOUND = 0.19;
 constexpr double MODERN_DENSE_MAPE_BOUND = 0.065;
 
 // The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
@@ -429,7 +430,9 @@ TEST(Validation, DeepSeekV3OnH800Check) {
   EXPECT_LT(std::fabs(r.error()), 0.10) << 100 * r.error() << "%";
   EXPECT_LE(r.memory.total().value(), r.memory_capacity.value());  // 78.0 of 79.2 GiB: it ran
   for (const char* a : {"DualPipe", "EP all-to-all overlapped (DualPipe's forward-backward couples)",
-                        "recompute modules: layernorm, mla_up_proj, moe_act", "flex dispatcher (DeepEP / HybridEP)"}) {
+                        "recompute modules: layernorm, mla_up_proj, moe_act", "flex dispatcher (DeepEP / HybridEP)",
+                        // DeepEP hands DeepSeek's fp8 grouped GEMMs aligned rows: no Fp8Padding copies
+                        "expert rows aligned for the quantised GEMMs by the router or dispatch (no Fp8Padding copies)"}) {
     EXPECT_NE(std::find(r.assumptions.begin(), r.assumptions.end(), a), r.assumptions.end()) << a;
   }
 }
@@ -498,6 +501,9 @@ TEST(Validation, MegatronBridgeVerificationCards) {
   };
   for (const char* id : {"mv2", "mv3", "mv8", "mv9", "mv10", "mv11", "mv12", "mv13", "mv17", "mv18", "mv20"}) {
     EXPECT_TRUE(has(*by_id.at(id), "CUDA graphs: no eager launch costs")) << id;  // "full iteration"
+    // A captured MXFP8 iteration runs static, router-padded expert shapes: no Fp8Padding copies.
+    EXPECT_TRUE(has(*by_id.at(id), "expert rows aligned for the quantised GEMMs by the router or dispatch (no "
+                                   "Fp8Padding copies)")) << id;
   }
   EXPECT_FALSE(has(*by_id.at("mv28"), "EP all-to-all overlapped (merged forward-backward 1F1B)"));
   EXPECT_TRUE(has(*by_id.at("mv29"), "EP all-to-all overlapped (merged forward-backward 1F1B)"));
