@@ -57,4 +57,29 @@ inline Scenario moe_step_on_one_h200(const nlohmann::json& m) {
   return sc;
 }
 
+/// The layer calibrate/pytorch/mcore_te_step_study.py builds (H200 run 15, H100 run 12): Qwen3-30B-A3B's attention
+/// (32 heads of 128, 4 KV groups, QK norm) with SwiGLU, in `layers` layers at `seq` tokens; MoE: 16 experts of FFN
+/// 768, top-8 (one GPU's expert work at EP 8), dense: FFN 6,144.
+inline ModelSpec mcore_te_study_layer(int layers, bool moe, int seq) {
+  ModelSpec m;
+  m.name = "mcore-te";
+  m.layers = layers;
+  m.hidden = 2048;
+  m.heads = 32;
+  m.kv_heads = 4;
+  m.head_width = 128;
+  m.qk_norm = true;  // the study builds Qwen3's layer with qk_layernorm
+  m.gated_ffn = true;
+  m.norm = NormKind::rmsnorm;
+  m.vocab = 32768;
+  m.seq_len = seq;
+  m.ffn_hidden = 6144;
+  if (moe) {
+    m.experts = 16;
+    m.top_k = 8;
+    m.expert_ffn_hidden = 768;
+  }
+  return m;
+}
+
 }  // namespace cs::testing

@@ -17,24 +17,7 @@ namespace {
 Scenario te_layers(int layers, bool moe, bool fp8, int batch, int seq) {
   Scenario sc;
   sc.name = "mcore-te";
-  ModelSpec& m = sc.model;
-  m.name = sc.name;
-  m.layers = layers;
-  m.hidden = 2048;
-  m.heads = 32;
-  m.kv_heads = 4;
-  m.head_width = 128;
-  m.qk_norm = true;  // the study builds Qwen3's layer with qk_layernorm
-  m.gated_ffn = true;
-  m.norm = NormKind::rmsnorm;
-  m.vocab = 32768;
-  m.seq_len = seq;
-  m.ffn_hidden = 6144;
-  if (moe) {
-    m.experts = 16;
-    m.top_k = 8;
-    m.expert_ffn_hidden = 768;
-  }
+  sc.model = testing::mcore_te_study_layer(layers, moe, seq);
   sc.gpus = 8;
   sc.topology = load_topology("dgx-h200", 8);
   sc.profile = find_device_profile("h200");

@@ -20,24 +20,7 @@
 namespace cs {
 namespace {
 
-ModelSpec run12_layer() {
-  ModelSpec m;
-  m.name = "run12";
-  m.layers = 2;
-  m.hidden = 2048;
-  m.heads = 32;
-  m.kv_heads = 4;
-  m.head_width = 128;
-  m.gated_ffn = true;
-  m.norm = NormKind::rmsnorm;
-  m.vocab = 32768;
-  m.seq_len = 4096;
-  m.ffn_hidden = 6144;
-  m.experts = 16;
-  m.top_k = 8;
-  m.expert_ffn_hidden = 768;
-  return m;
-}
+ModelSpec run12_layer() { return testing::mcore_te_study_layer(2, true, 4096); }
 
 TrainingConfig run12_training(DType precision) {
   TrainingConfig t;
