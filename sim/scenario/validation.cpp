@@ -46,6 +46,11 @@ std::optional<double> number(const std::string& s) {
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
+/// Whether lower-cased notes say the CUDA graphs capture the whole iteration ("full iteration", "full_iteration").
+bool says_full_iteration(const std::string& ln) {
+  return contains(ln, "full iteration") || contains(ln, "full_iteration") || contains(ln, "full-iteration");
+}
+
 /// Whether lower-case `s` states `what` as on: some occurrence not negated before it ("no ", "not ", "without ",
 /// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled", " none", "=none").
 bool states_on(const std::string& s, const std::string& what) {
@@ -478,7 +483,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     if (const std::string& ln = notes_lc;
         contains(ln, "moe_router_padding_for_quantization=true") || contains(ln, "moe_router_padding_for_fp8=true") ||
         contains(ln, "router padding for quantization") || p.schedule == PipelineSchedule::dualpipe ||
-        contains(ln, "full iteration") || contains(ln, "full_iteration") || contains(ln, "full-iteration")) {
+        says_full_iteration(ln)) {
       sc.training.moe_router_padding = true;  // said of the row's quantised GEMMs below, once the precision is read
     }
     // Token permutation in PyTorch's operators, where the row turns the fused kernels off.
@@ -653,7 +658,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     const bool graphs = !off && (states_on(ln, "cuda graph") || states_on(ln, "cuda_graph"));
     // A capture of the whole iteration is stated as such; module names alone ("moe_router_fusion") say nothing
     // of the graphs' scope.
-    const bool full = contains(ln, "full iteration") || contains(ln, "full_iteration") || contains(ln, "full-iteration");
+    const bool full = says_full_iteration(ln);
     const bool partial = !full && (contains(ln, "scope") || contains(ln, "moe_router ") || contains(ln, "moe_preprocess") ||
                                    contains(ln, "graphs of attn") || contains(ln, "partial"));
     if (!graphs || partial) {
