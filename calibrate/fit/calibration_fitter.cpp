@@ -47,6 +47,8 @@ AttentionShape attention_shape(const CalibrationSample& s) {
   a.causal = true;
   a.backward = s.op == "bwd";
   a.dtype = dtype_of(s);
+  // The samples' algo column names the kernel (attention_bench.py --backend): cuDNN's has fits of its own.
+  a.kernel = s.algo == "cudnn" ? FusedAttention::cudnn : FusedAttention::flash;
   return a;
 }
 
@@ -88,15 +90,16 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
 
   const auto fitted_gemm = [](const CalibrationSample& s) { return s.kind == "gemm"; };
 
-  // Holdout: a seeded shuffle of each kind's samples; the first quarter is held out.
-  std::vector<std::size_t> gemm_idx, attn_idx;
+  // Holdout: a seeded shuffle of each kind's samples; the first quarter is held out. Each attention kernel is shuffled
+  // on its own, after FlashAttention's, so adding cuDNN's samples leaves the flash partition as it was.
+  std::vector<std::size_t> gemm_idx, attn_idx, cudnn_idx;
   for (std::size_t i = 0; i < file.samples.size(); ++i) {
     if (fitted_gemm(file.samples[i])) gemm_idx.push_back(i);
-    if (file.samples[i].kind == "attention") attn_idx.push_back(i);
+    if (file.samples[i].kind == "attention") (file.samples[i].algo == "cudnn" ? cudnn_idx : attn_idx).push_back(i);
   }
   std::mt19937_64 rng(opt.seed);
   std::set<std::size_t> held;
-  for (auto* idx : {&gemm_idx, &attn_idx}) {
+  for (auto* idx : {&gemm_idx, &attn_idx, &cudnn_idx}) {
     std::shuffle(idx->begin(), idx->end(), rng);
     const auto n = static_cast<std::size_t>(static_cast<double>(idx->size()) * opt.holdout_fraction + 0.5);
     held.insert(idx->begin(), idx->begin() + static_cast<std::ptrdiff_t>(n));
@@ -172,14 +175,16 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
 
   // GEMM per format and layout; attention per direction and format.
   std::map<std::pair<DType, GemmLayout>, std::vector<GemmSample>> gemm;
-  std::map<std::pair<bool, DType>, std::vector<AttentionSample>> attn;
+  std::map<std::tuple<FusedAttention, bool, DType>, std::vector<AttentionSample>> attn;
   for (std::size_t i : gemm_idx) {
     const CalibrationSample& s = file.samples[i];
     if (!held.count(i) && in_fit(s)) gemm[{dtype_of(s), layout_of(s)}].push_back({gemm_shape(s), at_max_clock(s)});
   }
-  for (std::size_t i : attn_idx) {
-    const auto a = attention_shape(file.samples[i]);
-    if (!held.count(i)) attn[{a.backward, a.dtype}].push_back({a, file.samples[i].median.value()});
+  for (const auto* idx : {&attn_idx, &cudnn_idx}) {
+    for (const std::size_t i : *idx) {
+      const auto a = attention_shape(file.samples[i]);
+      if (!held.count(i)) attn[{a.kernel, a.backward, a.dtype}].push_back({a, file.samples[i].median.value()});
+    }
   }
   for (const auto& [key, v] : gemm) {
     const auto [t, l] = key;
@@ -189,7 +194,10 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
     else p.fits.gemm_layouts[key] = std::move(g);
   }
   for (const auto& [key, v] : attn) {
-    (key.first ? p.fits.attention_bwd : p.fits.attention_fwd)[key.second] = fit_attention(v, p.gpu.peak_for(DType::bf16));
+    const auto [kernel, backward, t] = key;
+    auto& fits = kernel == FusedAttention::cudnn ? (backward ? p.fits.cudnn_attention_bwd : p.fits.cudnn_attention_fwd)
+                                                  : (backward ? p.fits.attention_bwd : p.fits.attention_fwd);
+    fits[t] = fit_attention(v, p.gpu.peak_for(DType::bf16));
   }
 
   // Bandwidth-bound kernels: per op, and the streaming pair (copy, add) that memory_bound() uses.
@@ -239,7 +247,7 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
       key = gemm_model(s);
     } else if (s.kind == "attention") {
       pred = model->attention_load(attention_shape(s)).at_max_clock.seconds();  // measured at burst clocks
-      key = "attention " + s.op + " " + s.dtype;
+      key = "attention " + s.op + " " + s.dtype + (s.algo == "cudnn" ? " cudnn" : "");
     } else if (s.kind == "memory") {
       pred = p.fits.memory_ops.at(s.op).time(s.bytes).seconds();
       key = "memory " + s.op;
@@ -279,8 +287,10 @@ FitResult fit_calibration(const DeviceProfile& base, const SamplesFile& file, co
                      ", degree " + std::to_string(g.surface.degree);
     } else if (kind == "attention") {
       const bool bwd = rest.rfind("bwd", 0) == 0;
-      if (!parse_dtype(rest.substr(4), t)) continue;
-      const AttentionFit& a = (bwd ? p.fits.attention_bwd : p.fits.attention_fwd).at(t);
+      const bool cudnn = rest.size() > 6 && rest.substr(rest.size() - 6) == " cudnn";
+      if (!parse_dtype(rest.substr(4, rest.size() - 4 - (cudnn ? 6 : 0)), t)) continue;
+      const AttentionFit& a =
+          p.fits.attention(cudnn ? FusedAttention::cudnn : FusedAttention::flash, bwd).at(t);
       m.parameters = fmt("launch %.1f us", a.launch.seconds() * 1e6) + ", degree " + std::to_string(a.surface.degree);
     } else if (kind == "memory") {
       const LinearCost& c = p.fits.memory_ops.at(rest);

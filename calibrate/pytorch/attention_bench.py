@@ -99,6 +99,7 @@ def main():
     ap.add_argument("--backend", default="flash", choices=["flash", "cudnn", "efficient"])
     ap.add_argument("--sustained", action="store_true", help="time at sustained clocks (warm-up, filler GEMMs)")
     ap.add_argument("--warmup-s", type=float, default=20.0)
+    ap.add_argument("--dtypes", default="bf16,fp16", help="comma-separated: bf16, fp16")
     args = ap.parse_args()
     backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
                "efficient": SDPBackend.EFFICIENT_ATTENTION}[args.backend]
@@ -133,7 +134,8 @@ def main():
         out.write(f"# cudnn: {torch.backends.cudnn.version()}\n# torch_cuda: {torch.version.cuda}\n")
         out.write(COLUMNS + "\n")
         n = 0
-        for dtype_name, dtype in (("bf16", torch.bfloat16), ("fp16", torch.float16)):
+        wanted = args.dtypes.split(",")
+        for dtype_name, dtype in [(n, t) for n, t in (("bf16", torch.bfloat16), ("fp16", torch.float16)) if n in wanted]:
             for (b, h, s, d) in shapes:
                 n += 1
                 set_bytes = 4 * b * s * h * d * 2  # q, k, v, out

@@ -37,6 +37,20 @@ AttentionShape AttentionShape::tile_equivalent(std::int64_t min_len) const noexc
 
 namespace cs {
 
+std::string_view to_string(FusedAttention k) noexcept {
+  return k == FusedAttention::cudnn ? "cudnn" : "flash";
+}
+
+bool parse_fused_attention(std::string_view s, FusedAttention& out) noexcept {
+  for (const FusedAttention k : {FusedAttention::flash, FusedAttention::cudnn}) {
+    if (s == to_string(k)) {
+      out = k;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string_view to_string(GemmLayout l) noexcept {
   switch (l) {
     case GemmLayout::tn: return "tn";

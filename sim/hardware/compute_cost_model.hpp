@@ -44,6 +44,16 @@ struct GemmShape {
   }
 };
 
+/// Which fused attention kernel family runs: FlashAttention-2 (PyTorch's SDPA flash backend, the framework's
+/// own flash-attn) or cuDNN's fused attention (Transformer Engine's FusedAttention, which TE selects over
+/// FlashAttention on Hopper and later GPUs). A profile may carry fits of each; the cuDNN kernel falls back to the
+/// flash fits where the profile has none of its own.
+enum class FusedAttention { flash, cudnn };
+
+[[nodiscard]] std::string_view to_string(FusedAttention k) noexcept;
+/// Parses "flash", "cudnn"; returns false for anything else.
+[[nodiscard]] bool parse_fused_attention(std::string_view s, FusedAttention& out) noexcept;
+
 /// Fused (flash-style) attention over `batch` sequences; causal masks halve the useful FLOPs.
 struct AttentionShape {
   std::int64_t batch = 1, heads = 1, kv_heads = 1, seq_q = 0, seq_kv = 0, head_dim = 128;
@@ -56,6 +66,7 @@ struct AttentionShape {
   bool fp8 = false;
   /// Causal sliding window: each query attends to itself and the window - 1 keys before it (0: no window).
   std::int64_t window = 0;
+  FusedAttention kernel = FusedAttention::flash;
   /// Useful FLOPs: forward 4*b*h*sq*skv*d (QK^T and PV), halved when causal, or over the band's query-key
   /// pairs when windowed; backward 2.5x that.
   [[nodiscard]] Flops flops() const noexcept;

@@ -75,6 +75,8 @@ DeviceProfile load_device_profile(const std::string& path) {
     }
     p.fits.attention_fwd = donor.fits.attention_fwd;
     p.fits.attention_bwd = donor.fits.attention_bwd;
+    p.fits.cudnn_attention_fwd = donor.fits.cudnn_attention_fwd;
+    p.fits.cudnn_attention_bwd = donor.fits.cudnn_attention_bwd;
     p.provenance.kind = "datasheet+measured";
     p.provenance.description += "; GEMM and attention fits measured on " + donor.gpu.name + " (profile " +
                                 donor.provenance.profile + ", same compute die)";

@@ -35,7 +35,7 @@ KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   // Flash attention's fits are 16-bit's; fp8 attention is priced from them (as in RooflineCostModel).
   AttentionShape a = s;
   if (is_quantized(a.dtype) || a.dtype == DType::fp32 || a.dtype == DType::tf32) a.dtype = DType::bf16;
-  const auto& fits = a.backward ? p_.fits.attention_bwd : p_.fits.attention_fwd;
+  const auto& fits = p_.fits.attention(a.kernel, a.backward);
   const auto it = fits.find(a.dtype);
   if (it == fits.end() && !datasheet_rates_) return {fallback_.attention(s), 0.0, Watts{0.0}};
   const FlopRate peak = p_.gpu.peak_for(DType::bf16);

@@ -185,9 +185,12 @@ MeasuredFits parse_measured_fits(const InputNode& root) {
     }
     g->finish();
   }
-  for (const char* dir : {"attention_fwd_fit", "attention_bwd_fit"}) {
+  for (const auto& [dir, dst_of] : {std::pair{"attention_fwd_fit", &MeasuredFits::attention_fwd},
+                                    std::pair{"attention_bwd_fit", &MeasuredFits::attention_bwd},
+                                    std::pair{"cudnn_attention_fwd_fit", &MeasuredFits::cudnn_attention_fwd},
+                                    std::pair{"cudnn_attention_bwd_fit", &MeasuredFits::cudnn_attention_bwd}}) {
     if (auto a = root.find(dir)) {
-      auto& dst = std::string(dir) == "attention_fwd_fit" ? f.attention_fwd : f.attention_bwd;
+      auto& dst = f.*dst_of;
       for (const auto& key : keys_of(*a, formats)) {
         const InputNode n = a->at(key);
         AttentionFit fit;
@@ -366,10 +369,12 @@ void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
       write_gemm(std::string(to_string(key.first)) + "_" + std::string(to_string(key.second)), g);
     }
   }
-  for (const auto* dir : {&f.attention_fwd, &f.attention_bwd}) {
+  for (const auto& [name, dir] : {std::pair{"attention_fwd_fit", &f.attention_fwd},
+                                  std::pair{"attention_bwd_fit", &f.attention_bwd},
+                                  std::pair{"cudnn_attention_fwd_fit", &f.cudnn_attention_fwd},
+                                  std::pair{"cudnn_attention_bwd_fit", &f.cudnn_attention_bwd}}) {
     if (dir->empty()) continue;
-    out << (dir == &f.attention_fwd ? "attention_fwd_fit:" : "attention_bwd_fit:")
-        << "  # time = launch + FLOPs / (peak * efficiency(batch*heads, seq, head_dim))\n";
+    out << name << ":  # time = launch + FLOPs / (peak * efficiency(batch*heads, seq, head_dim))\n";
     for (const auto& [t, a] : *dir) {
       out << "  " << to_string(t) << ":\n    launch: " << ns(a.launch) << "\n";
       write_surface(out, a.surface, "    ");

@@ -95,7 +95,15 @@ struct MeasuredFits {
   std::map<DType, GemmFit> gemm;  ///< TN, and any layout without a fit of its own
   /// NN and NT GEMMs where they were calibrated (profile key "bf16_nn", ...).
   std::map<std::pair<DType, GemmLayout>, GemmFit> gemm_layouts;
-  std::map<DType, AttentionFit> attention_fwd, attention_bwd;
+  std::map<DType, AttentionFit> attention_fwd, attention_bwd;  ///< FlashAttention-2 (samples of algo "flash")
+  /// cuDNN's fused attention where it was calibrated (samples of algo "cudnn"; profile keys cudnn_attention_*_fit).
+  std::map<DType, AttentionFit> cudnn_attention_fwd, cudnn_attention_bwd;
+  /// The attention fits of `kernel` in one direction; cuDNN's fall back to the flash fits where there are none.
+  [[nodiscard]] const std::map<DType, AttentionFit>& attention(FusedAttention kernel, bool backward) const noexcept {
+    const auto& cudnn = backward ? cudnn_attention_bwd : cudnn_attention_fwd;
+    if (kernel == FusedAttention::cudnn && !cudnn.empty()) return cudnn;
+    return backward ? attention_bwd : attention_fwd;
+  }
   std::optional<LinearCost> memory;  ///< streaming kernels (copy, add): what memory_bound() uses
   std::map<std::string, LinearCost> memory_ops;
   std::vector<CollectiveFit> collectives;
@@ -106,7 +114,8 @@ struct MeasuredFits {
   std::optional<CalibrationInfo> calibration;
 
   [[nodiscard]] bool empty() const noexcept {
-    return gemm.empty() && gemm_layouts.empty() && attention_fwd.empty() && attention_bwd.empty() && !memory && memory_ops.empty() &&
+    return gemm.empty() && gemm_layouts.empty() && attention_fwd.empty() && attention_bwd.empty() &&
+           cudnn_attention_fwd.empty() && cudnn_attention_bwd.empty() && !memory && memory_ops.empty() &&
            collectives.empty() && !power && !power_cap &&
            !calibration;
   }

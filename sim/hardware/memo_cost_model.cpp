@@ -8,7 +8,7 @@ MemoCostModel::GemmKey MemoCostModel::key_of(const GemmShape& s) {
 
 MemoCostModel::AttentionKey MemoCostModel::key_of(const AttentionShape& s) {
   return {s.batch, s.heads, s.kv_heads, s.seq_q, s.seq_kv, s.head_dim, s.causal, s.backward, static_cast<int>(s.dtype),
-          s.window, s.fp8};
+          s.window, s.fp8, static_cast<int>(s.kernel)};
 }
 
 template <class Key, class Value, class Ask>

@@ -38,7 +38,7 @@ class MemoCostModel final : public ComputeCostModel {
  private:
   using GemmKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, int, std::int64_t, int>;
   using AttentionKey = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
-                                  bool, bool, int, std::int64_t, bool>;
+                                  bool, bool, int, std::int64_t, bool, int>;
   [[nodiscard]] static GemmKey key_of(const GemmShape& s);
   [[nodiscard]] static AttentionKey key_of(const AttentionShape& s);
   const ComputeCostModel& inner_;

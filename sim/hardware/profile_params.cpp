@@ -145,6 +145,8 @@ const ParamTable<DeviceProfile>& profile_params() {
                              std::pair{"gemm_layout_fit", "fitted GEMM models of the NN and NT layouts."},
                              std::pair{"attention_fwd_fit", "fitted forward attention models."},
                              std::pair{"attention_bwd_fit", "fitted backward attention models."},
+                             std::pair{"cudnn_attention_fwd_fit", "fitted forward models of cuDNN's fused attention."},
+                             std::pair{"cudnn_attention_bwd_fit", "fitted backward models of cuDNN's fused attention."},
                              std::pair{"memory_fit", "fitted bandwidth-bound kernel model."},
                              std::pair{"memory_ops", "fitted models per bandwidth-bound operation."},
                              std::pair{"collectives", "single-GPU NCCL measurements."},

@@ -108,13 +108,14 @@ struct Builder {
     // 2*b*s*s*heads*(qk_head_dim + v_head_dim) when the value heads are narrower (MLA).
     const Flops attention_flops{t.micro_batch * (static_cast<double>(t.seq_len) / p.cp) * t.seq_len *
                                 m.attention_pair_flops() / p.tp};
-    if (t.attention == AttentionKernel::flash) {
+    if (t.attention != AttentionKernel::unfused) {
       // The fused kernel's cost models take one head width; with narrower value heads (MLA: 192 for Q and K,
       // 128 for V) it is the FLOP-equivalent width (qk + v) / 2, which gives the kernel its exact FLOPs.
       Op a{"attention", OpKind::attention};
       a.attention = AttentionShape{t.micro_batch, m.heads / p.tp, std::max(1, m.kv_heads / p.tp), t.seq_len / p.cp,
                                    t.seq_len, (m.qk_head_dim() + m.v_head_dim()) / 2, true, false, t.precision};
       a.attention.fp8 = t.fp8_attention && (t.precision == DType::fp8 || t.precision == DType::mxfp8);
+      a.attention.kernel = t.attention == AttentionKernel::cudnn ? FusedAttention::cudnn : FusedAttention::flash;
       a.model_flops = attention_flops;
       if (windowed) {
         // Only the band's query-key pairs: the model-FLOP count keeps its convention (twice the causal pairs).

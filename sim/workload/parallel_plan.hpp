@@ -103,10 +103,12 @@ struct Overlap {
 /// `ratio` of the gradient's size with an all-reduce. Both add bandwidth-bound passes over the gradients.
 enum class GradCompression { none, topk, powersgd };
 
-/// How attention is computed: one fused flash-style kernel (FlashAttention, cuDNN, since 2022-23 in Megatron-LM
-/// and NeMo), or Megatron-LM's earlier unfused path: a batched score GEMM, a fused scale-mask-softmax kernel,
-/// dropout, and a batched GEMM with V, materialising the s x s scores.
-enum class AttentionKernel { flash, unfused };
+/// How attention is computed: one fused flash-style kernel, FlashAttention-2 (PyTorch's SDPA, flash-attn; since
+/// 2022-23 in Megatron-LM and NeMo) or cuDNN's fused attention (what Transformer Engine runs on Hopper and later
+/// GPUs: TE prefers its FusedAttention to FlashAttention there), or Megatron-LM's earlier unfused path: a batched
+/// score GEMM, a fused scale-mask-softmax kernel, dropout, and a batched GEMM with V, materialising the s x s
+/// scores.
+enum class AttentionKernel { flash, cudnn, unfused };
 
 /// How Transformer Engine scales fp8 tensors: delayed scaling (amax from a history of earlier steps, the
 /// default through 2024) or current scaling ("FP8-CS": each tensor's amax computed just before its cast, one

@@ -19,7 +19,8 @@ const EnumTable<Recompute>& recompute_names() {
   return t;
 }
 const EnumTable<AttentionKernel>& attention_names() {
-  static const EnumTable<AttentionKernel> t{{AttentionKernel::flash, "flash"}, {AttentionKernel::unfused, "unfused"}};
+  static const EnumTable<AttentionKernel> t{
+      {AttentionKernel::flash, "flash"}, {AttentionKernel::cudnn, "cudnn"}, {AttentionKernel::unfused, "unfused"}};
   return t;
 }
 const EnumTable<GroupedLaunch>& grouped_launch_names() {
@@ -399,7 +400,10 @@ const ParamTable<TrainingConfig>& training_params() {
     p.section(&TrainingConfig::recompute_modules, recompute_module_params());
     p.section(&TrainingConfig::cuda_graph_modules, cuda_graph_module_params());
     p.choice("attention", &TrainingConfig::attention, attention_names(),
-             {.help = "fused flash-style attention, or Megatron-LM's pre-2023 unfused path (s x s scores)"});
+             {.help = "flash: FlashAttention-2's fused kernel (PyTorch SDPA, flash-attn); cudnn: cuDNN's fused "
+                      "attention, which Transformer Engine selects on Hopper and later GPUs (priced from the profile's "
+                      "cuDNN fits, or the flash fits where it has none); unfused: Megatron-LM's pre-2023 path (s x s "
+                      "scores)"});
     p.section(&TrainingConfig::overlap, overlap_params());
     p.field("token_budget", &TrainingConfig::token_budget,
             {.help = "tokens to train on, for time to train, power and cost", .positive = true});

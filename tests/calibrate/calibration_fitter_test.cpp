@@ -122,6 +122,63 @@ TEST(CalibrationFitter, FitsHoldsOutAQuarterAndWritesALoadableProfile) {
   EXPECT_EQ(b->memory_bound(Bytes{1e9}), a->memory_bound(Bytes{1e9}));
 }
 
+// Samples of two attention kernels (the samples' algo column: attention_bench.py --backend flash or cudnn) fit two
+// families: cuDNN's fused attention, here twice as fast as FlashAttention-2's truth, gets fits of its own, which
+// the profile writes and reads back, and a shape asks for by its kernel; the flash fits stay as they were.
+TEST(CalibrationFitter, FitsCudnnAttentionApartFromFlash) {
+  const DeviceProfile base = find_device_profile("h200-datasheet");
+  SamplesFile samples = synthetic_samples(base);
+  const std::size_t flash = samples.samples.size();
+  for (std::size_t i = 0; i < flash; ++i) {
+    CalibrationSample s = samples.samples[i];
+    if (s.kind != "attention") continue;
+    samples.samples[i].algo = "flash";
+    s.algo = "cudnn";
+    s.median = MeasuredTime{2e-6 + (s.median.value() - 2e-6) / 2};
+    samples.samples.push_back(s);
+  }
+  FitOptions opt;
+  opt.profile_name = "synthetic";
+  const FitResult r = fit_calibration(base, samples, opt);
+  ASSERT_TRUE(r.profile.fits.cudnn_attention_fwd.count(DType::bf16));
+  ASSERT_TRUE(r.profile.fits.cudnn_attention_bwd.count(DType::bf16));
+  EXPECT_EQ(r.attention_holdout.count, 24);  // a quarter of 96
+  EXPECT_LT(r.attention_holdout.p90, 0.01);
+
+  const auto path = cs::testing::temp_file("synthetic_cudnn_profile", ".yaml").string();
+  {
+    std::ofstream out(path);
+    write_device_profile(out, r.profile);
+  }
+  const auto model = make_cost_model(load_device_profile(path));
+  std::filesystem::remove(path);
+  for (const bool backward : {false, true}) {
+    AttentionShape a{2, 32, 32, 4096, 4096, 128, true, backward, DType::bf16};
+    const double fwd_flops = 4.0 * 2 * 32 * 4096.0 * 4096 * 128 / 2;
+    const double flash_truth = 2e-6 + (backward ? 2.5 * fwd_flops / 0.35 : fwd_flops / 0.4) /
+                                          base.gpu.peak_for(DType::bf16).value();
+    const double t_flash = model->attention_load(a).at_max_clock.seconds();
+    a.kernel = FusedAttention::cudnn;
+    const double t_cudnn = model->attention_load(a).at_max_clock.seconds();
+    EXPECT_NEAR(t_flash / flash_truth, 1.0, 0.01) << backward;
+    EXPECT_NEAR(t_cudnn / (2e-6 + (flash_truth - 2e-6) / 2), 1.0, 0.01) << backward;
+  }
+}
+
+// A profile without cuDNN fits prices cuDNN's kernel with its flash fits (the documented fallback).
+TEST(CalibrationFitter, CudnnAttentionFallsBackToTheFlashFits) {
+  const DeviceProfile base = find_device_profile("h200-datasheet");
+  FitOptions opt;
+  opt.profile_name = "synthetic";
+  const FitResult r = fit_calibration(base, synthetic_samples(base), opt);
+  EXPECT_TRUE(r.profile.fits.cudnn_attention_fwd.empty());
+  const auto model = make_cost_model(r.profile);
+  AttentionShape a{2, 32, 32, 4096, 4096, 128, true, false, DType::bf16};
+  const Time flash = model->attention(a);
+  a.kernel = FusedAttention::cudnn;
+  EXPECT_EQ(model->attention(a), flash);
+}
+
 // The profile's capacity is the memory CUDA reported on the calibrated GPU (the samples' memory_bytes), not the
 // datasheet's rounded figure: an "80GB" H100 reports 85,017,493,504 bytes (79.2 GiB), written back exactly.
 TEST(CalibrationFitter, TakesTheMemoryTheCalibratedGpuReported) {

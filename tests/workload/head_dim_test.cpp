@@ -70,6 +70,21 @@ TEST(HeadDim, ProjectionsAndAttentionUseHeadsTimesHeadDim) {
   EXPECT_DOUBLE_EQ(attn.model_flops.value(), 137'438'953'472.0);
 }
 
+// training.attention picks the fused kernel family the attention op is priced as (cuDNN's for Transformer Engine on
+// Hopper+), in both directions; the FLOPs do not change with it.
+TEST(HeadDim, AttentionKernelFollowsTheTrainingConfig) {
+  ParallelPlan p;
+  TrainingConfig t;
+  t.seq_len = 4096;
+  const auto flash = forward_ops(LayerPart::dense_layer, qwen_like(128), p, t);
+  EXPECT_EQ(find(flash, "attention").attention.kernel, FusedAttention::flash);
+  t.attention = AttentionKernel::cudnn;
+  const auto cudnn = forward_ops(LayerPart::dense_layer, qwen_like(128), p, t);
+  EXPECT_EQ(find(cudnn, "attention").attention.kernel, FusedAttention::cudnn);
+  EXPECT_EQ(find(cudnn, "attention").model_flops, find(flash, "attention").model_flops);
+  EXPECT_EQ(find(backward_ops(cudnn), "attention backward").attention.kernel, FusedAttention::cudnn);
+}
+
 // Saved activations inside the attention TP region: Q and the attention output are 2q bytes per token each
 // (not 2h): the 128-wide model keeps 4 x (4096 - 2048) = 8,192 more bytes per token, / tp 1, x 4,096 tokens.
 TEST(HeadDim, SavedActivationsFollowTheQueryWidth) {
