@@ -9,6 +9,10 @@
 //       Predicts the GPT steps measured by calibrate/pytorch/gpt_step.py and compares.
 //   clustersim-fit check-samples --profile P --samples FILE...
 //       Predicts every GEMM and attention sample of the files and tabulates the errors.
+//   clustersim-fit cudnn-speedup --profile P --published CSV
+//       cuDNN's fused attention over the profile's FlashAttention-2 fits, from published cuDNN timings of the same
+//       GPU (data/checks/cudnn_sdpa_h200.csv): every shape, and the profile's attention_cudnn line.
+//       `fit --cudnn-reference CSV` writes that line into the fitted profile.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +25,7 @@
 #include <sstream>
 
 #include "calibrate/fit/calibration_fitter.hpp"
+#include "calibrate/fit/cudnn_speedup.hpp"
 #include "calibrate/fit/gpt_step_estimate.hpp"
 #include "sim/core/error.hpp"
 #include "sim/store/calibration_store.hpp"
@@ -49,7 +54,8 @@ void write_predictions_csv(const std::string& path, const std::vector<cs::fit::H
 
 int cmd_fit(const std::vector<std::string>& sample_files, const std::string& base_name, const std::string& name,
             const std::string& db_path, const std::string& out_path, const std::string& report_path,
-            const std::string& holdout_csv, double holdout_fraction, std::uint64_t seed) {
+            const std::string& holdout_csv, double holdout_fraction, std::uint64_t seed,
+            const std::string& cudnn_reference) {
   cs::SamplesFile merged;
   std::string refs;
   for (const auto& f : sample_files) {
@@ -69,7 +75,10 @@ int cmd_fit(const std::vector<std::string>& sample_files, const std::string& bas
   opt.samples_reference = refs;
   opt.holdout_fraction = holdout_fraction;
   opt.seed = seed;
-  const cs::fit::FitResult r = cs::fit::fit_calibration(base, merged, opt);
+  cs::fit::FitResult r = cs::fit::fit_calibration(base, merged, opt);
+  if (!cudnn_reference.empty()) {
+    r.profile.attention_cudnn = cs::fit::cudnn_speedup(r.profile, cs::fit::read_cudnn_timings(cudnn_reference)).speedup;
+  }
   const std::string report = cs::fit::format_report(r);
   std::cout << report;
 
@@ -173,6 +182,26 @@ int cmd_check_steps(const std::string& profile_name, const std::string& measured
 
 }  // namespace
 
+int cmd_cudnn_speedup(const std::string& profile_name, const std::string& published) {
+  const cs::DeviceProfile profile = cs::find_device_profile(profile_name);
+  const auto r = cs::fit::cudnn_speedup(profile, cs::fit::read_cudnn_timings(published));
+  std::printf("cuDNN's fused attention (%s) against profile %s's FlashAttention-2 fits, at the fit's highest clock\n\n",
+              published.c_str(), profile.provenance.profile.c_str());
+  std::printf("| shape | pass | batch x heads (kv) | seq | head width qk/vo | cuDNN | flash fit | flash / cuDNN |\n"
+              "|---|---|---|---|---|---|---|---|\n");
+  for (const auto& row : r.rows) {
+    const auto& c = row.timing;
+    std::printf("| %s | %s | %lld x %lld (%lld) | %lld | %lld/%lld | %.3f ms | %.3f ms | %.2f |\n", c.shape.c_str(),
+                c.backward ? "bwd" : "fwd", static_cast<long long>(c.batch), static_cast<long long>(c.heads),
+                static_cast<long long>(c.kv_heads), static_cast<long long>(c.seq), static_cast<long long>(c.head_dim_qk),
+                static_cast<long long>(c.head_dim_vo), c.ms, row.flash_ms, row.flash_ms / c.ms);
+  }
+  const auto& s = r.speedup;
+  std::printf("\nattention_cudnn: {fwd_d128: %.3g, bwd_d128: %.3g, fwd_d160: %.3g, bwd_d160: %.3g}\n", s.fwd_d128, s.bwd_d128,
+              s.fwd_d160, s.bwd_d160);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"clustersim-fit: fit calibration samples into a measured device profile"};
   app.require_subcommand(1);
@@ -194,6 +223,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 0.9))
       ->capture_default_str();
   fit->add_option("--seed", seed, "seed of the holdout shuffle (the same seed gives the same split)")->capture_default_str();
+  std::string cudnn_reference, published;
+  fit->add_option("--cudnn-reference", cudnn_reference,
+                  "published cuDNN attention timings of this GPU (data/checks/cudnn_sdpa_*.csv): the profile's "
+                  "attention_cudnn speed-up over the fitted flash fits")
+      ->check(CLI::ExistingFile);
+  auto* cudnn = app.add_subcommand("cudnn-speedup", "cuDNN's fused attention over a profile's FlashAttention-2 fits");
+  cudnn->add_option("--profile", profile, "device profile (name or file)")->required();
+  cudnn->add_option("--published", published, "published cuDNN timings (data/checks/cudnn_sdpa_*.csv)")
+      ->required()
+      ->check(CLI::ExistingFile);
   auto* runs = app.add_subcommand("runs", "list the runs and fits in a calibration database");
   runs->add_option("--db", db, "SQLite calibration database")->required()->check(CLI::ExistingFile);
   auto* check = app.add_subcommand("check-steps", "compare predicted and measured GPT training steps");
@@ -216,7 +255,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv, holdout_fraction, seed);
+    if (*fit) return cmd_fit(samples, base, name, db, out, report, holdout_csv, holdout_fraction, seed, cudnn_reference);
+    if (*cudnn) return cmd_cudnn_speedup(profile, published);
     if (*runs) return cmd_runs(db);
     if (*check_samples) return cmd_check_samples(profile, check_files, check_csv, clock);
     return cmd_check_steps(profile, measured);

@@ -24,6 +24,13 @@ double AttentionFp8Speedup::at(DType dtype, std::int64_t head_dim) const noexcep
   return a + (b - a) * x;
 }
 
+double AttentionCudnnSpeedup::at(bool backward, std::int64_t head_dim) const noexcept {
+  if (!measured()) return 1.0;
+  const double a = backward ? bwd_d128 : fwd_d128, b = backward ? bwd_d160 : fwd_d160;
+  const double x = std::clamp((static_cast<double>(head_dim) - 128.0) / 32.0, 0.0, 1.0);
+  return a + (b - a) * x;
+}
+
 FlopRate GpuSpec::peak_for(DType t) const {
   const auto it = peak.find(t);
   if (it == peak.end()) {
@@ -77,6 +84,8 @@ DeviceProfile load_device_profile(const std::string& path) {
     p.fits.attention_bwd = donor.fits.attention_bwd;
     p.fits.cudnn_attention_fwd = donor.fits.cudnn_attention_fwd;
     p.fits.cudnn_attention_bwd = donor.fits.cudnn_attention_bwd;
+    // cuDNN's speed-up is over the donor's flash fits: it comes with them unless this profile states its own.
+    if (!p.attention_cudnn.measured()) p.attention_cudnn = donor.attention_cudnn;
     p.provenance.kind = "datasheet+measured";
     p.provenance.description += "; GEMM and attention fits measured on " + donor.gpu.name + " (profile " +
                                 donor.provenance.profile + ", same compute die)";

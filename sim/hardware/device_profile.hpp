@@ -59,12 +59,24 @@ struct AttentionFp8Speedup {
   [[nodiscard]] double at(DType dtype, std::int64_t head_dim) const noexcept;
 };
 
+/// cuDNN's fused attention against FlashAttention-2 on this GPU: FlashAttention-2's time over cuDNN's, forward and
+/// backward, at 128-wide heads and at DeepSeek-V3's 192/128-wide ones (FLOP-equivalent width 160); interpolated in
+/// width between them and held outside. What a cuDNN kernel costs where the profile has no cuDNN fits of its own
+/// (MeasuredFits::cudnn_attention_*): the flash fit, or attention_efficiency, over this. Zero: not measured.
+struct AttentionCudnnSpeedup {
+  double fwd_d128 = 0, bwd_d128 = 0, fwd_d160 = 0, bwd_d160 = 0;
+  [[nodiscard]] bool measured() const noexcept { return fwd_d128 > 0 && bwd_d128 > 0 && fwd_d160 > 0 && bwd_d160 > 0; }
+  /// The speed-up of the `backward` or forward kernel at `head_dim`; 1 where the profile has none.
+  [[nodiscard]] double at(bool backward, std::int64_t head_dim) const noexcept;
+};
+
 struct DeviceProfile {
   GpuSpec gpu;
   Provenance provenance;
   GemmModelParams gemm;
   double attention_efficiency = 0.6;  ///< fraction of bf16 peak that fused attention reaches
   AttentionFp8Speedup attention_fp8;  ///< fp8 attention's measured speed-up (none: priced as 16-bit)
+  AttentionCudnnSpeedup attention_cudnn;  ///< cuDNN's fused attention over FlashAttention-2 (none: priced as it)
   double memory_efficiency = 0.85;    ///< fraction of datasheet HBM bandwidth that streaming kernels reach
   Time kernel_overhead = Time::ns(3000);  ///< fixed cost of any other kernel
   MeasuredFits fits;  ///< fitted models of a measured profile (empty for datasheet profiles)

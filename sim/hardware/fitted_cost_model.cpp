@@ -41,8 +41,12 @@ KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   const FlopRate peak = p_.gpu.peak_for(DType::bf16);
   // Without a fit, a datasheet profile's published rates, taken as the highest clock's.
   // fp8 attention: the fit's 16-bit time over the profile's measured speed-up (the fallback applies it itself).
-  const double fp8 = s.fp8 && it != fits.end() ? p_.attention_fp8.at(s.dtype, s.head_dim) : 1.0;
-  const Time t = it == fits.end() ? fallback_.attention(s) : Time::from_seconds(it->second.time(a, peak).seconds() / fp8);
+  double speedup = s.fp8 && it != fits.end() ? p_.attention_fp8.at(s.dtype, s.head_dim) : 1.0;
+  // cuDNN's kernel without fits of its own: the flash fit over the profile's measured cuDNN speed-up.
+  if (s.kernel == FusedAttention::cudnn && it != fits.end() && p_.fits.cudnn_attention_fwd.empty()) {
+    speedup *= p_.attention_cudnn.at(s.backward, s.head_dim);
+  }
+  const Time t = it == fits.end() ? fallback_.attention(s) : Time::from_seconds(it->second.time(a, peak).seconds() / speedup);
   const auto& pc = p_.fits.power_cap;
   if (!pc || t <= Time::zero() || !pc->tensor_power.count(DType::bf16)) return {t, 0.0, Watts{0.0}};
   return {t, pc->clock_bound,

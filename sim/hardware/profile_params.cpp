@@ -97,6 +97,26 @@ const ParamTable<AttentionFp8Speedup>& attention_fp8_params() {
   return t;
 }
 
+const ParamTable<AttentionCudnnSpeedup>& attention_cudnn_params() {
+  static const ParamTable<AttentionCudnnSpeedup> t = [] {
+    ParamTable<AttentionCudnnSpeedup> p(
+        "attention_cudnn",
+        "cuDNN's fused attention (what Transformer Engine runs on Hopper and later) against FlashAttention-2: "
+        "FlashAttention-2's time over cuDNN's, forward and backward, at 128-wide heads and at DeepSeek-V3's "
+        "192/128-wide ones (FLOP-equivalent width 160); interpolated in width. Used where the profile has no cuDNN "
+        "attention fits of its own. Absent: cuDNN's kernel is priced as FlashAttention-2's.");
+    const auto speedup = [&p](const char* key, double AttentionCudnnSpeedup::*f, const char* what) {
+      p.field(key, f, {.help = what, .max = 10.0, .positive = true, .default_text = "none"});
+    };
+    speedup("fwd_d128", &AttentionCudnnSpeedup::fwd_d128, "forward, 128-wide heads");
+    speedup("bwd_d128", &AttentionCudnnSpeedup::bwd_d128, "backward, 128-wide heads");
+    speedup("fwd_d160", &AttentionCudnnSpeedup::fwd_d160, "forward, 192/128-wide heads");
+    speedup("bwd_d160", &AttentionCudnnSpeedup::bwd_d160, "backward, 192/128-wide heads");
+    return p;
+  }();
+  return t;
+}
+
 ParamSection measured_section(std::string key, std::string help) {
   return ParamSection{.key = std::move(key), .help = std::move(help) + " Written by clustersim-fit."};
 }
@@ -131,6 +151,7 @@ const ParamTable<DeviceProfile>& profile_params() {
     p.field("attention_efficiency", &DeviceProfile::attention_efficiency,
             {.help = "fraction of bf16 peak that fused attention reaches", .max = 1.0, .positive = true});
     p.section(&DeviceProfile::attention_fp8, attention_fp8_params());
+    p.section(&DeviceProfile::attention_cudnn, attention_cudnn_params());
     p.field("memory_efficiency", &DeviceProfile::memory_efficiency,
             {.help = "fraction of datasheet HBM bandwidth that streaming kernels reach", .max = 1.0, .positive = true});
     p.field("kernel_overhead", &DeviceProfile::kernel_overhead, {.help = "fixed cost of any other kernel", .min = 0.0});

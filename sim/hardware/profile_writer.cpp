@@ -29,6 +29,10 @@ void write_device_profile(std::ostream& out, const DeviceProfile& p) {
       << "\n  tile_n: " << p.gemm.tile_n << "\n  k_half: " << p.gemm.k_half << "\n  launch: " << p.gemm.launch.count_ns()
       << "ns\nattention_efficiency: " << p.attention_efficiency << "\nmemory_efficiency: " << p.memory_efficiency
       << "\nkernel_overhead: " << p.kernel_overhead.count_ns() << "ns\n";
+  if (const AttentionCudnnSpeedup& c = p.attention_cudnn; c.measured()) {
+    out << "attention_cudnn: {fwd_d128: " << c.fwd_d128 << ", bwd_d128: " << c.bwd_d128 << ", fwd_d160: " << c.fwd_d160
+        << ", bwd_d160: " << c.bwd_d160 << "}\n";
+  }
   write_measured_fits(out, p.fits);
 }
 

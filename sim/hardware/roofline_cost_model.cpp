@@ -25,8 +25,9 @@ Time RooflineCostModel::gemm(const GemmShape& s) const {
 Time RooflineCostModel::attention(const AttentionShape& s) const {
   // Flash attention runs in bf16/fp16 even in fp8 and fp4 training recipes.
   const DType math = is_quantized(s.dtype) ? DType::bf16 : s.dtype;
-  const double fp8 = s.fp8 ? p_.attention_fp8.at(s.dtype, s.head_dim) : 1.0;
-  const double t_compute = s.flops().value() / (p_.gpu.peak_for(math).value() * p_.attention_efficiency * fp8);
+  double speedup = s.fp8 ? p_.attention_fp8.at(s.dtype, s.head_dim) : 1.0;
+  if (s.kernel == FusedAttention::cudnn) speedup *= p_.attention_cudnn.at(s.backward, s.head_dim);
+  const double t_compute = s.flops().value() / (p_.gpu.peak_for(math).value() * p_.attention_efficiency * speedup);
   const double tokens_q = static_cast<double>(s.batch * s.seq_q), tokens_kv = static_cast<double>(s.batch * s.seq_kv);
   const double d = static_cast<double>(s.head_dim);
   // Q and O per query head, K and V per kv head; backward also reads dO and writes dQ, dK, dV.

@@ -68,9 +68,9 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
                          r.compute_provenance.profile + "\", not from a calibration of this GPU");
   }
   if (sc.training.attention == AttentionKernel::cudnn && sc.profile.fits.cudnn_attention_fwd.empty() &&
-      !sc.profile.fits.attention_fwd.empty()) {
-    r.warnings.push_back("cuDNN's fused attention is priced with profile \"" + sc.profile.provenance.profile +
-                         "\"'s FlashAttention-2 fits: it has none of cuDNN's own");
+      !sc.profile.attention_cudnn.measured()) {
+    r.warnings.push_back("cuDNN's fused attention is priced as FlashAttention-2's: profile \"" +
+                         sc.profile.provenance.profile + "\" has neither cuDNN attention fits nor its speed-up");
   }
   if (sc.training.token_budget) {
     const PriceBook book = sc.pricebook.empty() ? PriceBook::load_default() : PriceBook::load(sc.pricebook);
