@@ -43,7 +43,8 @@ KernelLoad FittedCostModel::attention_load(const AttentionShape& s) const {
   // fp8 attention: the fit's 16-bit time over the profile's measured speed-up (the fallback applies it itself).
   double speedup = s.fp8 && it != fits.end() ? p_.attention_fp8.at(s.dtype, s.head_dim) : 1.0;
   // cuDNN's kernel without fits of its own: the flash fit over the profile's measured cuDNN speed-up.
-  if (s.kernel == FusedAttention::cudnn && it != fits.end() && p_.fits.cudnn_attention_fwd.empty()) {
+  if (s.kernel == FusedAttention::cudnn && it != fits.end() &&
+      (s.backward ? p_.fits.cudnn_attention_bwd : p_.fits.cudnn_attention_fwd).empty()) {
     speedup *= p_.attention_cudnn.at(s.backward, s.head_dim);
   }
   const Time t = it == fits.end() ? fallback_.attention(s) : Time::from_seconds(it->second.time(a, peak).seconds() / speedup);
