@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "calibrate/fit/error_stats.hpp"
 #include "sim/core/error.hpp"
 #include "sim/hardware/fitted_cost_model.hpp"
 #include "sim/input/csv_table.hpp"
@@ -45,16 +46,6 @@ std::vector<CudnnTiming> read_cudnn_timings(const std::string& path) {
   return out;
 }
 
-namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
-
 CudnnSpeedupResult cudnn_speedup(const DeviceProfile& profile, const std::vector<CudnnTiming>& timings) {
   if (!profile.fits.attention_fwd.count(DType::bf16) || !profile.fits.attention_bwd.count(DType::bf16)) {
     throw std::invalid_argument("profile \"" + profile.provenance.profile + "\" has no bf16 flash attention fits");
@@ -80,10 +71,10 @@ CudnnSpeedupResult cudnn_speedup(const DeviceProfile& profile, const std::vector
       }
     }
   }
-  r.speedup.fwd_d128 = median_of(ratios[0][0]);
-  r.speedup.fwd_d160 = median_of(ratios[0][1]);
-  r.speedup.bwd_d128 = median_of(ratios[1][0]);
-  r.speedup.bwd_d160 = median_of(ratios[1][1]);
+  r.speedup.fwd_d128 = quantile(ratios[0][0], 0.5);
+  r.speedup.fwd_d160 = quantile(ratios[0][1], 0.5);
+  r.speedup.bwd_d128 = quantile(ratios[1][0], 0.5);
+  r.speedup.bwd_d160 = quantile(ratios[1][1], 0.5);
   return r;
 }
 

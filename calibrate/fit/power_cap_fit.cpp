@@ -9,15 +9,10 @@
 
 #include <Eigen/Dense>
 
+#include "calibrate/fit/error_stats.hpp"
+
 namespace cs::fit {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string line(const char* f, double a, double b = 0, double c = 0, double d = 0, double e = 0) {
   char buf[240];
@@ -94,7 +89,7 @@ void fit_steady_power(const SamplesFile& file, const DeviceProfile& base, PowerC
     }
     std::vector<double> abs_err;
     for (double e : err) abs_err.push_back(std::abs(e));
-    return std::pair{median(err), median(abs_err)};
+    return std::pair{quantile(err, 0.5), quantile(abs_err, 0.5)};
   };
   const auto [bias_before, abs_before] = clock_error(before, false);
   const auto [bias_after, abs_after] = clock_error(m, true);
@@ -191,7 +186,7 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
   if (!(sxx > 0)) throw std::invalid_argument("the duty-cycle sweep ran at a single clock");
   m.power_exponent = std::clamp(sxy / sxx, 0.5, 6.0);
   const double d_ref = std::exp(my - m.power_exponent * mx);
-  m.held_fraction = held.empty() ? 1.0 : median(held);
+  m.held_fraction = held.empty() ? 1.0 : quantile(held, 0.5);
   m.memory_power = Watts{(p_copy - p0) / (copy_rate / base.gpu.memory_bandwidth)};
 
   // Tensor power per format: every sustained GEMM of >= 0.5 ms (its window is the kernel's own) gives
@@ -225,7 +220,7 @@ std::optional<PowerCapFit> fit_power_cap(const SamplesFile& file, const DevicePr
       p_copy, copy_rate.value() * 1e-9, m.memory_power.value(), m.power_limit.value(), m.held_fraction);
   for (const auto& [t, v] : per) {
     out.report += "per-sample estimate of the tensor power " + std::string(to_string(t)) + ":" +
-                  line(" %.0f W at 100%% of peak (median of %.0f sustained GEMMs >= 0.5 ms)\n", median(v),
+                  line(" %.0f W at 100%% of peak (median of %.0f sustained GEMMs >= 0.5 ms)\n", quantile(v, 0.5),
                        static_cast<double>(v.size()));
   }
   out.report += line(

@@ -12,6 +12,17 @@
 
 namespace cs {
 
+namespace {
+
+/// A speed-up measured at 128-wide heads (`d128`) and at 192/128-wide ones (FLOP-equivalent width 160, `d160`):
+/// interpolated in width between them and held outside.
+double between_widths(double d128, double d160, std::int64_t head_dim) noexcept {
+  const double x = std::clamp((static_cast<double>(head_dim) - 128.0) / 32.0, 0.0, 1.0);
+  return d128 + (d160 - d128) * x;
+}
+
+}  // namespace
+
 bool AttentionFp8Speedup::measured(DType dtype) const noexcept {
   return dtype == DType::mxfp8 ? mxfp8_d128 > 0 && mxfp8_d160 > 0 : fp8_d128 > 0 && fp8_d160 > 0;
 }
@@ -19,16 +30,12 @@ bool AttentionFp8Speedup::measured(DType dtype) const noexcept {
 double AttentionFp8Speedup::at(DType dtype, std::int64_t head_dim) const noexcept {
   if (!measured(dtype)) return 1.0;
   const bool mx = dtype == DType::mxfp8;
-  const double a = mx ? mxfp8_d128 : fp8_d128, b = mx ? mxfp8_d160 : fp8_d160;
-  const double x = std::clamp((static_cast<double>(head_dim) - 128.0) / 32.0, 0.0, 1.0);
-  return a + (b - a) * x;
+  return between_widths(mx ? mxfp8_d128 : fp8_d128, mx ? mxfp8_d160 : fp8_d160, head_dim);
 }
 
 double AttentionCudnnSpeedup::at(bool backward, std::int64_t head_dim) const noexcept {
   if (!measured()) return 1.0;
-  const double a = backward ? bwd_d128 : fwd_d128, b = backward ? bwd_d160 : fwd_d160;
-  const double x = std::clamp((static_cast<double>(head_dim) - 128.0) / 32.0, 0.0, 1.0);
-  return a + (b - a) * x;
+  return between_widths(backward ? bwd_d128 : fwd_d128, backward ? bwd_d160 : fwd_d160, head_dim);
 }
 
 FlopRate GpuSpec::peak_for(DType t) const {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <utility>
 
 #include "sim/input/input_node.hpp"
 
@@ -78,6 +79,13 @@ Time CollectiveFit::time(Bytes b) const {
 
 // ---- Parsing ------------------------------------------------------------------------------------------
 namespace {
+
+/// The profile's attention sections, each with the fits it holds: read and written in this order.
+constexpr std::pair<const char*, std::map<DType, AttentionFit> MeasuredFits::*> kAttentionSections[] = {
+    {"attention_fwd_fit", &MeasuredFits::attention_fwd},
+    {"attention_bwd_fit", &MeasuredFits::attention_bwd},
+    {"cudnn_attention_fwd_fit", &MeasuredFits::cudnn_attention_fwd},
+    {"cudnn_attention_bwd_fit", &MeasuredFits::cudnn_attention_bwd}};
 
 std::vector<double> numbers(const InputNode& n) {
   n.require(n.is_sequence(), "must be a list of numbers");
@@ -185,10 +193,7 @@ MeasuredFits parse_measured_fits(const InputNode& root) {
     }
     g->finish();
   }
-  for (const auto& [dir, dst_of] : {std::pair{"attention_fwd_fit", &MeasuredFits::attention_fwd},
-                                    std::pair{"attention_bwd_fit", &MeasuredFits::attention_bwd},
-                                    std::pair{"cudnn_attention_fwd_fit", &MeasuredFits::cudnn_attention_fwd},
-                                    std::pair{"cudnn_attention_bwd_fit", &MeasuredFits::cudnn_attention_bwd}}) {
+  for (const auto& [dir, dst_of] : kAttentionSections) {
     if (auto a = root.find(dir)) {
       auto& dst = f.*dst_of;
       for (const auto& key : keys_of(*a, formats)) {
@@ -369,13 +374,11 @@ void write_measured_fits(std::ostream& out, const MeasuredFits& f) {
       write_gemm(std::string(to_string(key.first)) + "_" + std::string(to_string(key.second)), g);
     }
   }
-  for (const auto& [name, dir] : {std::pair{"attention_fwd_fit", &f.attention_fwd},
-                                  std::pair{"attention_bwd_fit", &f.attention_bwd},
-                                  std::pair{"cudnn_attention_fwd_fit", &f.cudnn_attention_fwd},
-                                  std::pair{"cudnn_attention_bwd_fit", &f.cudnn_attention_bwd}}) {
-    if (dir->empty()) continue;
+  for (const auto& [name, fits_of] : kAttentionSections) {
+    const auto& fits = f.*fits_of;
+    if (fits.empty()) continue;
     out << name << ":  # time = launch + FLOPs / (peak * efficiency(batch*heads, seq, head_dim))\n";
-    for (const auto& [t, a] : *dir) {
+    for (const auto& [t, a] : fits) {
       out << "  " << to_string(t) << ":\n    launch: " << ns(a.launch) << "\n";
       write_surface(out, a.surface, "    ");
     }

@@ -78,6 +78,13 @@ const ParamTable<GemmModelParams>& gemm_params() {
   return t;
 }
 
+/// One measured speed-up of a kernel over another (attention_fp8, attention_cudnn): positive, at most 10x, absent
+/// when not measured.
+template <class Speedup>
+void speedup_field(ParamTable<Speedup>& p, const char* key, double Speedup::*f, const char* what) {
+  p.field(key, f, {.help = what, .max = 10.0, .positive = true, .default_text = "none"});
+}
+
 const ParamTable<AttentionFp8Speedup>& attention_fp8_params() {
   static const ParamTable<AttentionFp8Speedup> t = [] {
     ParamTable<AttentionFp8Speedup> p(
@@ -85,13 +92,10 @@ const ParamTable<AttentionFp8Speedup>& attention_fp8_params() {
         "Fused attention in fp8 (Transformer Engine's fp8_dot_product_attention): forward + backward time of 16-bit "
         "over fp8's, measured at 128-wide heads and at DeepSeek-V3's 192/128-wide ones (FLOP-equivalent width "
         "160); interpolated in width. Absent: fp8 attention is priced as 16-bit.");
-    const auto speedup = [&p](const char* key, double AttentionFp8Speedup::*f, const char* what) {
-      p.field(key, f, {.help = what, .max = 10.0, .positive = true, .default_text = "none"});
-    };
-    speedup("fp8_d128", &AttentionFp8Speedup::fp8_d128, "per-tensor fp8, 128-wide heads");
-    speedup("fp8_d160", &AttentionFp8Speedup::fp8_d160, "per-tensor fp8, 192/128-wide heads");
-    speedup("mxfp8_d128", &AttentionFp8Speedup::mxfp8_d128, "MXFP8, 128-wide heads");
-    speedup("mxfp8_d160", &AttentionFp8Speedup::mxfp8_d160, "MXFP8, 192/128-wide heads");
+    speedup_field(p, "fp8_d128", &AttentionFp8Speedup::fp8_d128, "per-tensor fp8, 128-wide heads");
+    speedup_field(p, "fp8_d160", &AttentionFp8Speedup::fp8_d160, "per-tensor fp8, 192/128-wide heads");
+    speedup_field(p, "mxfp8_d128", &AttentionFp8Speedup::mxfp8_d128, "MXFP8, 128-wide heads");
+    speedup_field(p, "mxfp8_d160", &AttentionFp8Speedup::mxfp8_d160, "MXFP8, 192/128-wide heads");
     return p;
   }();
   return t;
@@ -105,13 +109,10 @@ const ParamTable<AttentionCudnnSpeedup>& attention_cudnn_params() {
         "FlashAttention-2's time over cuDNN's, forward and backward, at 128-wide heads and at DeepSeek-V3's "
         "192/128-wide ones (FLOP-equivalent width 160); interpolated in width. Used where the profile has no cuDNN "
         "attention fits of its own. Absent: cuDNN's kernel is priced as FlashAttention-2's.");
-    const auto speedup = [&p](const char* key, double AttentionCudnnSpeedup::*f, const char* what) {
-      p.field(key, f, {.help = what, .max = 10.0, .positive = true, .default_text = "none"});
-    };
-    speedup("fwd_d128", &AttentionCudnnSpeedup::fwd_d128, "forward, 128-wide heads");
-    speedup("bwd_d128", &AttentionCudnnSpeedup::bwd_d128, "backward, 128-wide heads");
-    speedup("fwd_d160", &AttentionCudnnSpeedup::fwd_d160, "forward, 192/128-wide heads");
-    speedup("bwd_d160", &AttentionCudnnSpeedup::bwd_d160, "backward, 192/128-wide heads");
+    speedup_field(p, "fwd_d128", &AttentionCudnnSpeedup::fwd_d128, "forward, 128-wide heads");
+    speedup_field(p, "bwd_d128", &AttentionCudnnSpeedup::bwd_d128, "backward, 128-wide heads");
+    speedup_field(p, "fwd_d160", &AttentionCudnnSpeedup::fwd_d160, "forward, 192/128-wide heads");
+    speedup_field(p, "bwd_d160", &AttentionCudnnSpeedup::bwd_d160, "backward, 192/128-wide heads");
     return p;
   }();
   return t;

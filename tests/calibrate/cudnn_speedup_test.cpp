@@ -2,6 +2,7 @@
 // benchmark (data/checks/cudnn_sdpa_h200.csv) against the profile's FlashAttention-2 fits; a malformed benchmark file
 // is refused with its file, line and column.
 #include "calibrate/fit/cudnn_speedup.hpp"
+#include "calibrate/fit/error_stats.hpp"
 
 #include <gtest/gtest.h>
 
@@ -97,10 +98,7 @@ TEST(CudnnSpeedup, TheProfileAgreesWithOurOwnPairedH100Samples) {
     ASSERT_TRUE(c.op == f.op && c.batch == f.batch && c.heads == f.heads && c.seq == f.seq && c.head_dim == f.head_dim);
     ratios[{c.op, c.head_dim}].push_back(f.median.value() / c.median.value());
   }
-  const auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  };
+  const auto median = [](const std::vector<double>& v) { return quantile(v, 0.5); };
   const AttentionCudnnSpeedup& profile = find_device_profile("h200").attention_cudnn;
   const double fwd128 = median(ratios[{"fwd", 128}]), bwd128 = median(ratios[{"bwd", 128}]);
   const double fwd64 = median(ratios[{"fwd", 64}]), bwd64 = median(ratios[{"bwd", 64}]);

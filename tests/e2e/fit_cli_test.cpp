@@ -12,18 +12,7 @@
 namespace cs::e2e {
 namespace {
 
-Outcome run_fit(const std::string& args) {
-  const std::string cmd = std::string(CLUSTERSIM_FIT_BIN) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return o;
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.output.append(buf, n);
-  const int st = pclose(p);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+Outcome run_fit(const std::string& args) { return run_program(CLUSTERSIM_FIT_BIN, args); }
 
 TEST(FitCli, CudnnSpeedupPrintsTheLineTheH200ProfileCarries) {
   const Outcome o = run_fit("cudnn-speedup --profile h200 --published data/checks/cudnn_sdpa_h200.csv");

@@ -14,9 +14,9 @@ struct Outcome {
   std::string output;  // stdout, and stderr unless dropped
 };
 
-/// `clustersim ARGS`; with `with_stderr` false, stderr is discarded (to parse stdout alone).
-inline Outcome run_cli(const std::string& args, bool with_stderr = true) {
-  const std::string cmd = std::string(CLUSTERSIM_BIN) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
+/// `PROGRAM ARGS`; with `with_stderr` false, stderr is discarded (to parse stdout alone).
+inline Outcome run_program(const std::string& program, const std::string& args, bool with_stderr = true) {
+  const std::string cmd = program + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return o;
@@ -26,6 +26,11 @@ inline Outcome run_cli(const std::string& args, bool with_stderr = true) {
   const int st = pclose(p);
   o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return o;
+}
+
+/// `clustersim ARGS`.
+inline Outcome run_cli(const std::string& args, bool with_stderr = true) {
+  return run_program(CLUSTERSIM_BIN, args, with_stderr);
 }
 
 }  // namespace cs::e2e

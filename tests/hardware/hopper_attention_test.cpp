@@ -14,56 +14,42 @@
 
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/hardware/device_profile.hpp"
-#include "sim/input/csv_table.hpp"
+#include "cudnn_benchmark_rows.hpp"
 
 namespace cs {
 namespace {
 
-struct Timing {
-  std::string shape, pass;
-  std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, width = 0;
-  double ms = 0;
-};
+using testing::median;
+using testing::SdpaRow;
 
-std::vector<Timing> published(const std::string& file) {
-  const CsvTable t = CsvTable::load(std::string(CS_SOURCE_DIR) + "/data/checks/" + file);
-  std::vector<Timing> rows;
-  for (const CsvTable::Row& row : t.rows()) {
-    if (t.cell(row, "data_type") != "bfloat16" || t.cell(row, "window") != "0") continue;
-    const auto whole = [&](const char* name) { return std::stoll(t.cell(row, name)); };
-    rows.push_back({t.cell(row, "shape"), t.cell(row, "pass"), whole("batch"), whole("seq"), whole("heads"),
-                    whole("kv_heads"), (whole("head_dim_qk") + whole("head_dim_vo")) / 2, std::stod(t.cell(row, "time_ms"))});
-  }
+/// The causal, unwindowed 16-bit rows of data/checks/`file`.
+std::vector<SdpaRow> published(const std::string& file) {
+  std::vector<SdpaRow> rows = testing::cudnn_benchmark_rows(file);
+  std::erase_if(rows, [](const SdpaRow& r) { return r.dtype != "bfloat16" || r.window != 0; });
   return rows;
 }
 
-double cudnn_ms(const ComputeCostModel& m, const Timing& r) {
-  AttentionShape a{r.batch, r.heads, r.kv_heads, r.seq, r.seq, r.width, true, r.pass == "bwd", DType::bf16};
+double cudnn_ms(const ComputeCostModel& m, const SdpaRow& r) {
+  AttentionShape a = testing::shape_of(r);
   a.kernel = FusedAttention::cudnn;
   return m.attention_load(a).at_max_clock.seconds() * 1e3;
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Every 16-bit causal row of the training benchmark: within 11% (the backward at 2,048 tokens, whose speed-up is
 // the smallest, 1.61x against the median 1.80x), median 1.3%.
 TEST(HopperAttention, CudnnKernelMatchesCudnnsTrainingBenchmark) {
   const auto model = make_cost_model(find_device_profile("h200"));
-  const std::vector<Timing> rows = published("cudnn_sdpa_h200.csv");
+  const std::vector<SdpaRow> rows = published("cudnn_sdpa_h200.csv");
   ASSERT_EQ(rows.size(), 16u);  // Llama 3.1 at 5 lengths and DeepSeek-V3 at 3, forward and backward
   std::vector<double> errors;
-  for (const Timing& r : rows) {
+  for (const SdpaRow& r : rows) {
     const double predicted = cudnn_ms(*model, r), error = predicted / r.ms - 1.0;
     std::printf("%-8s %s seq %6lld: cuDNN %8.3f ms, model %8.3f ms (%+.1f%%)\n", r.shape.c_str(), r.pass.c_str(),
                 static_cast<long long>(r.seq), r.ms, predicted, 100.0 * error);
     EXPECT_LT(std::abs(error), 0.11) << r.shape << " " << r.pass << " " << r.seq;
     errors.push_back(std::abs(error));
   }
-  EXPECT_LT(median_of(errors), 0.02);
+  EXPECT_LT(median(errors), 0.02);
 }
 
 // Forward at fewer heads (Llama 3.1 at TP 1, 2, 4, 8: 64 down to 8 heads) from cuDNN 9.27's prefill sweep, which
@@ -72,9 +58,9 @@ TEST(HopperAttention, CudnnKernelMatchesCudnnsTrainingBenchmark) {
 // 30 us kernel). These bounds hold what the model does; it is never faster than cuDNN.
 TEST(HopperAttention, CudnnForwardAtFewerHeadsAgainstThePrefillSweep) {
   const auto model = make_cost_model(find_device_profile("h200"));
-  const std::vector<Timing> rows = published("cudnn_prefill_h200.csv");
+  const std::vector<SdpaRow> rows = published("cudnn_prefill_h200.csv");
   ASSERT_EQ(rows.size(), 16u);
-  for (const Timing& r : rows) {
+  for (const SdpaRow& r : rows) {
     const double predicted = cudnn_ms(*model, r), error = predicted / r.ms - 1.0;
     std::printf("%2lld heads seq %6lld: cuDNN %7.4f ms, model %7.4f ms (%+.1f%%)\n", static_cast<long long>(r.heads),
                 static_cast<long long>(r.seq), r.ms, predicted, 100.0 * error);
