@@ -71,7 +71,9 @@ std::string recipe_model_key(const std::string& model) {
 
 RecipeTable RecipeTable::parse(const CsvTable& t) {
   t.require_columns({"container", "bridge_tag", "model_key", "gpu", "precision", "version", "config", "source_file",
-                     "num_gpus", "global_batch_size", "moe_a2a_overlap", "moe_flex_dispatcher_backend",
+                     "num_gpus", "global_batch_size", "tensor_model_parallel_size",
+                     "pipeline_model_parallel_size", "virtual_pipeline_model_parallel_size", "expert_model_parallel_size",
+                     "context_parallel_size", "micro_batch_size", "moe_a2a_overlap", "moe_flex_dispatcher_backend",
                      "cuda_graph_impl", "cuda_graph_scope", "recompute_modules"});
   RecipeTable out;
   for (const auto& row : t.rows()) {
@@ -83,6 +85,14 @@ RecipeTable RecipeTable::parse(const CsvTable& t) {
     r.source_file = t.cell(row, "source_file");
     r.num_gpus = to_int(t, row, "num_gpus");
     r.global_batch = to_int(t, row, "global_batch_size");
+    RecipeLayout& l = r.layout;
+    for (auto [field, column] : {std::pair{&l.tp, "tensor_model_parallel_size"}, {&l.pp, "pipeline_model_parallel_size"},
+                                 {&l.vp, "virtual_pipeline_model_parallel_size"}, {&l.cp, "context_parallel_size"},
+                                 {&l.ep, "expert_model_parallel_size"}, {&l.micro_batch, "micro_batch_size"}}) {
+      // Empty: the config leaves it to WorkloadBaseConfig's default (1; no virtual pipeline).
+      *field = t.cell(row, column).empty() ? (field == &l.vp ? 0 : 1) : to_int(t, row, column);
+    }
+    if (l.vp == 1) l.vp = 0;
     const std::string& overlap = t.cell(row, "moe_a2a_overlap");
     if (overlap != "true" && overlap != "false" && !overlap.empty()) {
       throw InputError({t.file(), row.line, 0}, "moe_a2a_overlap", "expected true or false, got '" + overlap + "'");
@@ -147,15 +157,40 @@ std::string RecipeTable::container_named_in(const std::string& text) const {
   return {};
 }
 
+std::string RecipeLayout::str() const {
+  std::string s = "TP " + std::to_string(tp) + ", PP " + std::to_string(pp);
+  if (vp > 1) s += ", VP " + std::to_string(vp);
+  if (cp != 1) s += ", CP " + std::to_string(cp);
+  return s + ", EP " + std::to_string(ep) + ", MBS " + std::to_string(micro_batch);
+}
+
+namespace {
+
+/// The model keys a row's model name may be tabulated under: its own, and without a trailing total size
+/// ("DeepSeek-V3 671B": the summaries' names carry none).
+std::vector<std::string> model_keys(const std::string& model) {
+  std::vector<std::string> keys{recipe_model_key(model)};
+  if (const std::size_t space = model.find_last_of(' '); space != std::string::npos) {
+    keys.push_back(recipe_model_key(model.substr(0, space)));
+  }
+  return keys;
+}
+
+}  // namespace
+
+bool RecipeTable::release_sets(const RecipeQuery& q, const RecipeLayout& layout) const {
+  const std::string gpu = gpu_token(q.hardware);
+  const std::vector<std::string> keys = model_keys(q.model);
+  return std::any_of(entries_.begin(), entries_.end(), [&](const Entry& e) {
+    return e.recipe.container == q.container && e.gpu == gpu && e.recipe.layout == layout &&
+           std::find(keys.begin(), keys.end(), e.model_key) != keys.end();
+  });
+}
+
 std::optional<Recipe> RecipeTable::find(const RecipeQuery& q) const {
   const std::string gpu = gpu_token(q.hardware);
   if (q.container.empty() || gpu.empty()) return std::nullopt;
-  std::vector<std::string> keys{recipe_model_key(q.model)};
-  // "DeepSeek-V3 671B": the summaries' names carry no total size.
-  if (const std::size_t space = q.model.find_last_of(' '); space != std::string::npos) {
-    keys.push_back(recipe_model_key(q.model.substr(0, space)));
-  }
-  for (const std::string& key : keys) {
+  for (const std::string& key : model_keys(q.model)) {
     for (const std::string& precision : precision_tokens(q.precision, gpu)) {
       const Entry* best = nullptr;
       int best_score = -1;

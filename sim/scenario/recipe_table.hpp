@@ -17,6 +17,15 @@ namespace cs {
 /// The shipped recipe table, relative to the data directory.
 inline constexpr const char* kMegatronBridgeRecipesFile = "data/recipes/megatron_bridge.csv";
 
+/// A config's parallel layout as a performance summary's row states it: tensor, pipeline, virtual-pipeline (0 where
+/// there is none: a virtual size of 1 is none), context and expert parallel sizes and the micro-batch.
+struct RecipeLayout {
+  int tp = 1, pp = 1, vp = 0, cp = 1, ep = 1, micro_batch = 1;
+  friend bool operator==(const RecipeLayout&, const RecipeLayout&) = default;
+  /// "TP 1, PP 2, VP 24, EP 8, MBS 2" (CP only where it is not 1).
+  [[nodiscard]] std::string str() const;
+};
+
 /// One release's config for one model, GPU and precision.
 struct Recipe {
   std::string container;    ///< the NeMo container it shipped in ("25.11", "26.02.01")
@@ -24,6 +33,7 @@ struct Recipe {
   std::string config;       ///< the config's name in that release
   std::string source_file;  ///< where the config is, in the repository at `tag`
   int num_gpus = 0, global_batch = 0;
+  RecipeLayout layout;              ///< the parallel layout and micro-batch the config sets
   bool a2a_overlap = false;        ///< moe_a2a_overlap: Megatron-Core's merged forward-backward schedule
   std::string dispatcher;          ///< moe_flex_dispatcher_backend: "", "deepep" or "hybridep"
   std::string graph_impl;          ///< cuda_graph_impl: "", "none", "transformer_engine", "local", ...
@@ -49,6 +59,8 @@ class RecipeTable {
   /// The recipe of `q`'s release for its model, GPU and precision; among a release's versions of it (V1, V2:
   /// other scales) the one of the row's GPU count and global batch, else of its GPU count, else the first.
   [[nodiscard]] std::optional<Recipe> find(const RecipeQuery& q) const;
+  /// Whether any config of `q`'s release for its model and GPU, of any precision or scale, sets `layout`.
+  [[nodiscard]] bool release_sets(const RecipeQuery& q, const RecipeLayout& layout) const;
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
   /// The NeMo container a row's source or framework text names: "NeMo 25.11", else a release token of the
   /// containers' form (YY.MM or YY.MM.NN, 2024-2029: "Megatron-Bridge 26.04.01"), else a Megatron-Bridge release

@@ -391,6 +391,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // A Megatron-Bridge row of a release whose recipes are tabulated (data/recipes/megatron_bridge.csv): what its
   // recipe sets and the row does not say is read as if the row said it.
   std::optional<Recipe> recipe;
+  std::optional<int> recipe_vp, recipe_micro_batch;  // where the recipe's layout replaces the row's (below)
   std::string notes = cell("notes");
   if (contains(cell("source") + " " + fw, "Megatron-Bridge")) {
     RecipeQuery q;
@@ -403,6 +404,24 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     recipe = RecipeTable::shipped().find(q);
     if (recipe) {
       std::vector<std::string> applied;
+      // The summaries' layout columns are at times another release's (25.11's Qwen3-30B-A3B H100 row prints
+      // 25.09's VP 24 and MBS 2 where v0.2.0's config sets VP 12 and MBS 1): the benchmark runs its release's
+      // config. So a layout that no config of the release sets for the model and GPU, at the config's own scale
+      // (GPU count and global batch), is taken as the config's.
+      RecipeLayout stated{p.tp, p.pp, 0, p.cp, p.ep, static_cast<int>(num("micro_batch").value_or(1))};
+      if (const auto v = num("vpp_interleave"); v && *v > 1) stated.vp = static_cast<int>(*v);
+      if (recipe->num_gpus == sc.gpus && recipe->global_batch == q.global_batch && !(stated == recipe->layout) &&
+          !RecipeTable::shipped().release_sets(q, stated)) {
+        const RecipeLayout& l = recipe->layout;
+        p.tp = l.tp;
+        p.pp = l.pp;
+        p.cp = l.cp;
+        p.ep = l.ep;
+        p.dp = sc.gpus / (p.tp * p.pp * p.cp);
+        recipe_vp = l.vp;
+        recipe_micro_batch = l.micro_batch;
+        applied.push_back("layout " + l.str() + " (the row states " + stated.str() + ", which no config of the release sets)");
+      }
       notes += recipe_words(*recipe, lower(notes), applied);
       if (recipe->recompute_modules.size() > 0 && cell("act_recompute").empty()) {
         applied.push_back("recompute modules " + recipe->recompute_modules);
@@ -418,13 +437,13 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const std::string notes_lc = lower(notes);  // what the rules below match against
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
   const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
-  const std::string vpp = cell("vpp_interleave");
+  const std::string vpp = recipe_vp ? std::to_string(std::max(*recipe_vp, 1)) : cell("vpp_interleave");
   const bool says_dualpipe = contains(lower(vpp + " " + notes + " " + fw), "dualpipe");
   if (says_dualpipe && p.pp > 1 && p.pp % 2 == 0) {
     // DeepSeek-V3's bidirectional pipeline, two model pieces per rank (arXiv 2412.19437 Sec. 3.2.1).
     p.schedule = PipelineSchedule::dualpipe;
     assumptions.push_back("DualPipe");
-  } else if (auto v = num("vpp_interleave"); v && *v > 1) {
+  } else if (auto v = recipe_vp ? std::optional<double>(*recipe_vp) : num("vpp_interleave"); v && *v > 1) {
     p.virtual_stages = static_cast<int>(*v);
     p.schedule = PipelineSchedule::interleaved;
   } else if (p.pp > 1 && (contains(vpp, "interleaved") || (vpp.empty() && nemo))) {
@@ -536,8 +555,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const bool choose_batching = choose && !choose_layout && p.zero_stage == 3 && p.pp == 1 && cell("micro_batch").empty() &&
                                cell("act_recompute").empty();
   const bool chosen = choose_layout || choose_batching;  // the chooser below decides micro-batch and recompute
-  if (auto mb = num("micro_batch")) tr.micro_batch = static_cast<int>(*mb);
-  else {
+  if (auto mb = recipe_micro_batch ? std::optional<double>(*recipe_micro_batch) : num("micro_batch")) {
+    tr.micro_batch = static_cast<int>(*mb);
+  } else {
     tr.micro_batch = 1;
     if (!chosen) assumptions.push_back("micro-batch 1");
   }

@@ -66,6 +66,8 @@ TEST(RecipeTable, PicksTheVersionOfTheRowsScale) {
 TEST(RecipeTable, BadCellsNameFileLineAndColumn) {
   const std::string header =
       "# a comment\ncontainer,bridge_tag,model_key,gpu,precision,version,config,source_file,num_gpus,global_batch_size,"
+      "tensor_model_parallel_size,pipeline_model_parallel_size,virtual_pipeline_model_parallel_size,"
+      "expert_model_parallel_size,context_parallel_size,micro_batch_size,"
       "moe_a2a_overlap,moe_flex_dispatcher_backend,cuda_graph_impl,cuda_graph_scope,recompute_modules\n";
   const auto expect_error = [&](const std::string& row, const std::string& what) {
     try {
@@ -75,9 +77,11 @@ TEST(RecipeTable, BadCellsNameFileLineAndColumn) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  expect_error("25.11,v0.2.0,X,H100,BF16,,X_H100_BF16,f.py,16,512,maybe,,,,\n", "recipes.csv:3:0: moe_a2a_overlap");
-  expect_error("25.11,v0.2.0,X,H100,BF16,,X_H100_BF16,f.py,sixteen,512,true,,,,\n", "recipes.csv:3:0: num_gpus");
-  expect_error(",v0.2.0,X,H100,BF16,,X_H100_BF16,f.py,16,512,true,,,,\n", "required");
+  expect_error("25.11,v0.2.0,X,H100,BF16,,X_H100_BF16,f.py,16,512,1,2,,8,1,1,maybe,,,,\n", "recipes.csv:3:0: moe_a2a_overlap");
+  expect_error("25.11,v0.2.0,X,H100,BF16,,X_H100_BF16,f.py,sixteen,512,1,2,,8,1,1,true,,,,\n", "recipes.csv:3:0: num_gpus");
+  expect_error("25.11,v0.2.0,X,H100,BF16,,X_H100_BF16,f.py,16,512,1,two,,8,1,1,true,,,,\n",
+               "recipes.csv:3:0: pipeline_model_parallel_size");
+  expect_error(",v0.2.0,X,H100,BF16,,X_H100_BF16,f.py,16,512,1,2,,8,1,1,true,,,,\n", "required");
   try {
     (void)RecipeTable::parse(CsvTable::parse("container,gpu\n25.11,H100\n", "short.csv"));
     ADD_FAILURE() << "no error for missing columns";
@@ -148,8 +152,59 @@ TEST(RecipeTable, ValidationReadsWhatTheRowLeavesOut) {
   // The row's own words win: one that says the overlap is off keeps it off.
   ASSERT_FALSE(rows[1].skipped.has_value()) << *rows[1].skipped;
   EXPECT_FALSE(has(rows[1], "EP all-to-all overlapped"));
-  EXPECT_FALSE(has(rows[1], "from the recipe"));
+  EXPECT_FALSE(has(rows[1], "merged forward-backward schedule"));
   EXPECT_NE(rows[0].predicted, rows[1].predicted);
+}
+
+// A summary row's layout that no config of its release sets (25.11's Qwen3-30B-A3B H100 row prints 25.09's VP 24
+// and MBS 2; v0.2.0's config sets VP 12 and leaves MBS at its default, 1) is taken as the config's, at the config's
+// own scale only; a layout that some config of the release sets (another precision's, another scale's) is kept.
+TEST(RecipeTable, AStaleLayoutTakesTheReleasesConfig) {
+  const RecipeTable& t = RecipeTable::shipped();
+  const RecipeQuery q{"25.11", "Qwen3_30B_a3B", "H100-SXM5-80GB (DGX-H100)", "FP8-CS", 16, 512};
+  const auto r = t.find(q);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->layout, (RecipeLayout{.tp = 1, .pp = 2, .vp = 12, .cp = 1, .ep = 8, .micro_batch = 1}));
+  EXPECT_EQ(r->layout.str(), "TP 1, PP 2, VP 12, EP 8, MBS 1");
+  EXPECT_TRUE(t.release_sets(q, r->layout));
+  EXPECT_FALSE(t.release_sets(q, {.tp = 1, .pp = 2, .vp = 24, .cp = 1, .ep = 8, .micro_batch = 2}));
+  // GB300's bare "FP8" reads as MXFP8 (PP 4, VP 5), but the row's FSDP layout is the FP8-CS config's: kept.
+  const RecipeQuery gb300{"26.04", "LLAMA3_70B", "GB300 (DGX-GB300)", "FP8", 64, 256};
+  ASSERT_TRUE(t.find(gb300).has_value());
+  EXPECT_EQ(t.find(gb300)->layout.pp, 4);
+  EXPECT_TRUE(t.release_sets(gb300, {.tp = 1, .pp = 1, .vp = 0, .cp = 1, .ep = 1, .micro_batch = 2}));
+
+  using testing::Cells;
+  const Cells row190{{"row_id", "190"},
+                     {"source", "NVIDIA Megatron-Bridge performance summary (NeMo 25.11 container)"},
+                     {"hardware", "H100-SXM5-80GB (DGX-H100)"}, {"gpu_count", "16"}, {"gpus_per_node", "8"},
+                     {"model", "Qwen3_30B_a3B"}, {"arch_type", "moe"}, {"num_layers", "48"}, {"hidden_size", "2048"},
+                     {"num_heads", "32"}, {"num_kv_heads", "4"}, {"vocab_size", "151936"}, {"seq_len", "4096"},
+                     {"moe_experts", "128"}, {"moe_topk", "8"}, {"moe_ffn_hidden", "768"}, {"tp", "1"}, {"pp", "2"},
+                     {"dp", "8"}, {"cp", "1"}, {"ep", "8"}, {"vpp_interleave", "24"}, {"zero_fsdp", "DDP"},
+                     {"global_batch_seqs", "512"}, {"micro_batch", "2"}, {"precision", "FP8-CS"},
+                     {"framework", "Megatron-Bridge / NeMo 25.11"}, {"meas_tokens_per_s_per_gpu", "5275"}};
+  const std::string csv = testing::csv_header() + testing::csv_row(row190) +
+                          testing::csv_row(testing::edited(row190, {{"row_id", "2"}, {"vpp_interleave", "12"},
+                                                                    {"micro_batch", "1"}})) +
+                          testing::csv_row(testing::edited(row190, {{"row_id", "3"}, {"global_batch_seqs", "1024"}}));
+  const auto rows = validate(CsvTable::parse(csv, "rows.csv"));
+  ASSERT_EQ(rows.size(), 3u);
+  const auto has = [](const ValidationRow& row, const std::string& what) {
+    for (const auto& a : row.assumptions) {
+      if (a.find(what) != std::string::npos) return true;
+    }
+    return false;
+  };
+  for (const auto& row : rows) ASSERT_FALSE(row.skipped.has_value()) << row.id << ": " << *row.skipped;
+  EXPECT_TRUE(has(rows[0], "layout TP 1, PP 2, VP 12, EP 8, MBS 1 (the row states TP 1, PP 2, VP 24, EP 8, MBS 2, "
+                           "which no config of the release sets)"));
+  // Stated as the config sets it: the same prediction, nothing replaced.
+  EXPECT_FALSE(has(rows[1], "layout TP"));
+  EXPECT_DOUBLE_EQ(rows[0].predicted, rows[1].predicted);
+  // Another scale than the config's (GBS 1,024): the row's layout is its own.
+  EXPECT_FALSE(has(rows[2], "layout TP"));
+  EXPECT_NE(rows[0].predicted, rows[2].predicted);
 }
 
 }  // namespace

@@ -72,13 +72,12 @@ TEST(Validation, PublicRowsStayWithinMapeBound) {
 }
 
 // Bounds for the modern rows with the H100 at sustained clocks (profile h100-sxm), the eager host-issue model and
-// Transformer Engine's grouped operators launched from native loops (H200 run 12): 18.1% over all nine rows since
-// 2026-12-07 (fp8 row padding, per-kernel latency of grouped casts, Qwen3's QK norm; 20.8% before), 4.9% over the
-// six dense ones. The dense rows are held to 6.5%; the MoE rows miss the 10% target (Qwen3-30B-A3B is +96%:
-// Megatron-Bridge 25.11's dropless schedule, which its issue #1998 calls a 2x regression, and which the same
-// layout's other published runs do not show; DeepSeek-V3 -24%: docs/validation.md, "Not done"), so the overall
-// bound is a regression guard.
-constexpr double MODERN_MAPE_BOUND = 0.19;
+// Transformer Engine's grouped operators launched from native loops (H200 run 12): 9.9% over all nine rows since
+// 2026-12-07, session 30 (18.1% before: Qwen3-30B-A3B, row 190, was +96% with the layout its summary table prints,
+// 25.09's VP 24 and MBS 2; it runs its release's config, VP 12 and MBS 1, at +22%), 4.9% over the six dense ones.
+// The dense rows are held to 6.5%, all nine to the issue's 10% (DeepSeek-V3 stays -24%: docs/validation.md, "Not
+// done").
+constexpr double MODERN_MAPE_BOUND = 0.10;
 constexpr double MODERN_DENSE_MAPE_BOUND = 0.065;
 
 // The modern rows (2023-25 recipes: fp8, uneven pipelines, MoE folding, CP): every row is predicted, none
@@ -111,8 +110,8 @@ TEST(Validation, ModernRowsAllPredictedAndProductionRunsFit) {
 // Megatron-Bridge's other H100 runs of Qwen3-30B-A3B and Qwen3-235B-A22B (data/checks/megatron_bridge_h100_moe.csv,
 // outside the shared files): 16.1% with Transformer Engine's grouped operators launched from native loops (H200
 // run 12), token dropping where the run dropped and the flex dispatcher where the recipe used HybridEP; 21.7% when
-// every per-expert launch cost an eager PyTorch operator. The 26.02.01 Qwen3-30B-A3B run is within 6.4% (it was
-// -38%). A regression guard for the fine-grained MoE layer.
+// every per-expert launch cost an eager PyTorch operator; 12.7% since each row runs its release's layout where the
+// table's matches no config (c2). A regression guard for the fine-grained MoE layer.
 TEST(Validation, MegatronBridgeH100MoeChecks) {
   const auto csv = std::filesystem::path(CS_SOURCE_DIR) / "data" / "checks" / "megatron_bridge_h100_moe.csv";
   const auto rows = validate_as_cli(csv);
@@ -123,7 +122,12 @@ TEST(Validation, MegatronBridgeH100MoeChecks) {
     sum += std::fabs(r.error());
     ++n;
     if (r.id == "c2") {
-      EXPECT_LT(std::fabs(r.error()), 0.08);
+      // The table states PP 2, VP 12, EP 8, which no config of 26.02.01 (v0.3.1) sets: its recipe's PP 1, EP 16
+      // with HybridEP is simulated (+11.6%; -7.4% with the table's layout).
+      EXPECT_TRUE(std::any_of(r.assumptions.begin(), r.assumptions.end(), [](const std::string& a) {
+        return a.find("layout TP 1, PP 1, EP 16, MBS 1") != std::string::npos;
+      })) << "row c2";
+      EXPECT_LT(std::fabs(r.error()), 0.13);
     }
     // The 25.09 runs say "(tokendrop)" in the model's name: token dropping at Megatron-Core's capacity factor 1.0.
     const bool drops = std::find(r.assumptions.begin(), r.assumptions.end(),
