@@ -130,10 +130,11 @@ inline constexpr Time kEagerHostLaunch = Time::us(32.0);
 inline constexpr Time kNativeGemmLaunch = Time::us(15.8);
 inline constexpr Time kNativeKernelLaunch = Time::us(9.8);
 /// The hosts those costs were measured on, on Transformer Engine issue #2053's yardstick (one torch.nn.Linear
-/// forward, bf16, hidden 2,048, 8,192 tokens): 33.4 and 26.3 us on two hosts of the device pool, the mean
-/// (H100 run 9, profiles/h100-calibration/run9-host-linear). A node's own figure (NodeSpec::host_linear_forward)
-/// scales every host cost by its ratio to this one.
-inline constexpr Time kCalibrationHostLinearForward = Time::us(29.9);
+/// forward, bf16, hidden 2,048, 8,192 tokens, autograd on): 33.4, 26.3 and 21.7 us on three hosts of the device
+/// pool, the mean (H100 runs 9 and 15, profiles/h100-calibration/run9-host-linear and run15-mcore-host-1x128; 29.9,
+/// the first two's mean, until 2026-12-07). A node's own figure (NodeSpec::host_linear_forward) scales every host
+/// cost by its ratio to this one.
+inline constexpr Time kCalibrationHostLinearForward = Time::us(27.1);
 /// Host work per operator of a Megatron-Core layer built on Transformer Engine's modules, against eager PyTorch's
 /// per kernel (kEagerHostLaunch), on the same host: Megatron-Core 0.15 with TE 2.9, Qwen3-30B-A3B's dense layer
 /// in bf16 at 128 tokens (the GPU idles), 5.86 ms per layer forward and backward on the H200's host over the 26

@@ -222,10 +222,10 @@ TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
 }
 
 // The host's speed scales every host cost, and the framework's work per call an operator's launch: a node whose
-// host runs the yardstick in 13.48 us (a DGX H100's Xeon) is 13.48 / 29.9 = 0.451x the calibration hosts; with
+// host runs the yardstick in 13.48 us (a DGX H100's Xeon) is 13.48 / 27.1 = 0.497x the calibration hosts; with
 // Megatron-Core on Transformer Engine (kTransformerEngineHostFactor per operator) an operator's launch costs that
-// factor times 0.451 the calibrated one, while plain PyTorch operators, the native loops' further launches and the
-// merged schedule's nodes (Megatron-Core's Python) cost 0.451x theirs. An unknown host is priced as the
+// factor times 0.497 the calibrated one, while plain PyTorch operators, the native loops' further launches and the
+// merged schedule's nodes (Megatron-Core's Python) cost 0.497x theirs. An unknown host is priced as the
 // calibration hosts.
 TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
   const ModelSpec m = tiny_moe(4);
@@ -242,8 +242,8 @@ TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
   TrainingConfig te = t;
   te.framework_host_factor = kTransformerEngineHostFactor;
   const UnitCosts dgx(m, p, te, compute, estimate, 132, 8, Time::us(13.48));
-  EXPECT_NEAR(dgx.host_speed(), 13.48 / 29.9, 1e-12);
-  EXPECT_NEAR(dgx.host_scale(), kTransformerEngineHostFactor * 13.48 / 29.9, 1e-12);
+  EXPECT_NEAR(dgx.host_speed(), 13.48 / 27.1, 1e-12);
+  EXPECT_NEAR(dgx.host_scale(), kTransformerEngineHostFactor * 13.48 / 27.1, 1e-12);
   const UnitCosts unknown(m, p, te, compute, estimate, 132, 8);  // unknown host: the calibration hosts'
   EXPECT_EQ(unknown.host_speed(), 1.0);
   EXPECT_EQ(unknown.host_scale(), kTransformerEngineHostFactor);
