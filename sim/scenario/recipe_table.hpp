@@ -83,8 +83,8 @@ class RecipeTable {
 [[nodiscard]] std::string first_container_release(const std::string& text);
 
 /// A model name as the recipe table keys it: upper-case letters and digits, a parenthesised remark dropped
-/// ("Qwen3_30B_a3B (tokendrop)" -> "QWEN330BA3B"), a trailing size of the whole model dropped where the name
-/// has one ("DeepSeek-V3 671B" -> "DEEPSEEKV3").
+/// ("Qwen3_30B_a3B (tokendrop)" -> "QWEN330BA3B"). Lookups (find, release_sets) also try the name without a
+/// trailing size of the whole model ("DeepSeek-V3 671B" -> "DEEPSEEKV3").
 [[nodiscard]] std::string recipe_model_key(const std::string& model);
 
 }  // namespace cs

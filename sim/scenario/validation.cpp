@@ -407,20 +407,26 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       // The summaries' layout columns are at times another release's (25.11's Qwen3-30B-A3B H100 row prints
       // 25.09's VP 24 and MBS 2 where v0.2.0's config sets VP 12 and MBS 1): the benchmark runs its release's
       // config. So a layout that no config of the release sets for the model and GPU, at the config's own scale
-      // (GPU count and global batch), is taken as the config's.
-      RecipeLayout stated{p.tp, p.pp, 0, p.cp, p.ep, static_cast<int>(num("micro_batch").value_or(1))};
-      if (const auto v = num("vpp_interleave"); v && *v > 1) stated.vp = static_cast<int>(*v);
-      if (recipe->num_gpus == sc.gpus && recipe->global_batch == q.global_batch && !(stated == recipe->layout) &&
+      // (GPU count and global batch), is taken as the config's. What the row leaves blank is the config's.
+      const RecipeLayout& c = recipe->layout;
+      const auto stated_or = [&](const char* column, int config) {
+        const auto v = num(column);
+        return v ? static_cast<int>(*v) : config;
+      };
+      // (A blank virtual-pipeline size is the config's only on the config's pipeline.)
+      RecipeLayout stated{p.tp, p.pp, stated_or("vpp_interleave", p.pp == c.pp ? c.vp : 0), stated_or("cp", c.cp),
+                          stated_or("ep", c.ep), stated_or("micro_batch", c.micro_batch)};
+      if (stated.vp == 1) stated.vp = 0;
+      if (!choose_layout && recipe->num_gpus == sc.gpus && recipe->global_batch == q.global_batch &&
           !RecipeTable::shipped().release_sets(q, stated)) {
-        const RecipeLayout& l = recipe->layout;
-        p.tp = l.tp;
-        p.pp = l.pp;
-        p.cp = l.cp;
-        p.ep = l.ep;
+        p.tp = c.tp;
+        p.pp = c.pp;
+        p.cp = c.cp;
+        p.ep = c.ep;
         p.dp = sc.gpus / (p.tp * p.pp * p.cp);
-        recipe_vp = l.vp;
-        recipe_micro_batch = l.micro_batch;
-        applied.push_back("layout " + l.str() + " (the row states " + stated.str() + ", which no config of the release sets)");
+        recipe_vp = c.vp;
+        recipe_micro_batch = c.micro_batch;
+        applied.push_back("layout " + c.str() + " (the row states " + stated.str() + ", which no config of the release sets)");
       }
       notes += recipe_words(*recipe, lower(notes), applied);
       if (recipe->recompute_modules.size() > 0 && cell("act_recompute").empty()) {
@@ -552,7 +558,8 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // FSDP (ZeRO-3) gathers every parameter again for each micro-batch, so its users run the largest micro-batch
   // that fits (with recompute where needed) rather than accumulate: where such a row without a pipeline states
   // neither, the fastest that fits is chosen with its layout as stated.
-  const bool choose_batching = choose && !choose_layout && p.zero_stage == 3 && p.pp == 1 && cell("micro_batch").empty() &&
+  const bool choose_batching = choose && !choose_layout && !recipe_micro_batch && p.zero_stage == 3 && p.pp == 1 &&
+                               cell("micro_batch").empty() &&
                                cell("act_recompute").empty();
   const bool chosen = choose_layout || choose_batching;  // the chooser below decides micro-batch and recompute
   if (auto mb = recipe_micro_batch ? std::optional<double>(*recipe_micro_batch) : num("micro_batch")) {

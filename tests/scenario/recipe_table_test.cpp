@@ -204,7 +204,25 @@ TEST(RecipeTable, AStaleLayoutTakesTheReleasesConfig) {
   EXPECT_DOUBLE_EQ(rows[0].predicted, rows[1].predicted);
   // Another scale than the config's (GBS 1,024): the row's layout is its own.
   EXPECT_FALSE(has(rows[2], "layout TP"));
-  EXPECT_NE(rows[0].predicted, rows[2].predicted);
+}
+
+// What a row leaves blank is its release config's: a row that states only TP, PP and EP of row 190's layout states
+// nothing that contradicts the config, so nothing is replaced; one that leaves TP and PP to the layout chooser is
+// not compared at all.
+TEST(RecipeTable, BlankLayoutCellsAreNotContradictions) {
+  using testing::Cells;
+  const Cells row{{"row_id", "1"},
+                  {"source", "NVIDIA Megatron-Bridge performance summary (NeMo 25.11 container)"},
+                  {"hardware", "H100-SXM5-80GB (DGX-H100)"}, {"gpu_count", "16"}, {"gpus_per_node", "8"},
+                  {"model", "Qwen3_30B_a3B"}, {"arch_type", "moe"}, {"num_layers", "48"}, {"hidden_size", "2048"},
+                  {"num_heads", "32"}, {"num_kv_heads", "4"}, {"vocab_size", "151936"}, {"seq_len", "4096"},
+                  {"moe_experts", "128"}, {"moe_topk", "8"}, {"moe_ffn_hidden", "768"}, {"tp", "1"}, {"pp", "2"},
+                  {"ep", "8"}, {"zero_fsdp", "DDP"}, {"global_batch_seqs", "512"}, {"precision", "FP8-CS"},
+                  {"framework", "Megatron-Bridge / NeMo 25.11"}, {"meas_tokens_per_s_per_gpu", "5275"}};
+  const auto rows = validate(CsvTable::parse(testing::csv_header() + testing::csv_row(row), "rows.csv"));
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_FALSE(rows[0].skipped.has_value()) << *rows[0].skipped;
+  for (const auto& a : rows[0].assumptions) EXPECT_EQ(a.find("layout TP"), std::string::npos) << a;
 }
 
 }  // namespace
