@@ -92,7 +92,6 @@ RecipeTable RecipeTable::parse(const CsvTable& t) {
       // Empty: the config leaves it to WorkloadBaseConfig's default (1; no virtual pipeline).
       *field = t.cell(row, column).empty() ? (field == &l.vp ? 0 : 1) : to_int(t, row, column);
     }
-    if (l.vp == 1) l.vp = 0;
     const std::string& overlap = t.cell(row, "moe_a2a_overlap");
     if (overlap != "true" && overlap != "false" && !overlap.empty()) {
       throw InputError({t.file(), row.line, 0}, "moe_a2a_overlap", "expected true or false, got '" + overlap + "'");

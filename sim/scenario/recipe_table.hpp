@@ -5,6 +5,7 @@
 // immutable afterwards (safe for sweep threads).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,10 +19,14 @@ namespace cs {
 inline constexpr const char* kMegatronBridgeRecipesFile = "data/recipes/megatron_bridge.csv";
 
 /// A config's parallel layout as a performance summary's row states it: tensor, pipeline, virtual-pipeline (0 where
-/// there is none: a virtual size of 1 is none), context and expert parallel sizes and the micro-batch.
+/// there is none), context and expert parallel sizes and the micro-batch.
 struct RecipeLayout {
   int tp = 1, pp = 1, vp = 0, cp = 1, ep = 1, micro_batch = 1;
-  friend bool operator==(const RecipeLayout&, const RecipeLayout&) = default;
+  /// The same layout: a virtual-pipeline size of 0 or 1 is none.
+  friend bool operator==(const RecipeLayout& a, const RecipeLayout& b) {
+    return a.tp == b.tp && a.pp == b.pp && std::max(a.vp, 1) == std::max(b.vp, 1) && a.cp == b.cp && a.ep == b.ep &&
+           a.micro_batch == b.micro_batch;
+  }
   /// "TP 1, PP 2, VP 24, EP 8, MBS 2" (CP only where it is not 1).
   [[nodiscard]] std::string str() const;
 };

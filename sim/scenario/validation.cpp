@@ -410,13 +410,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       // (GPU count and global batch), is taken as the config's. What the row leaves blank is the config's.
       const RecipeLayout& c = recipe->layout;
       const auto stated_or = [&](const char* column, int config) {
-        const auto v = num(column);
-        return v ? static_cast<int>(*v) : config;
+        return static_cast<int>(num(column).value_or(config));
       };
       // (A blank virtual-pipeline size is the config's only on the config's pipeline.)
-      RecipeLayout stated{p.tp, p.pp, stated_or("vpp_interleave", p.pp == c.pp ? c.vp : 0), stated_or("cp", c.cp),
-                          stated_or("ep", c.ep), stated_or("micro_batch", c.micro_batch)};
-      if (stated.vp == 1) stated.vp = 0;
+      const RecipeLayout stated{p.tp, p.pp, stated_or("vpp_interleave", p.pp == c.pp ? c.vp : 0), stated_or("cp", c.cp),
+                                stated_or("ep", c.ep), stated_or("micro_batch", c.micro_batch)};
       if (!choose_layout && recipe->num_gpus == sc.gpus && recipe->global_batch == q.global_batch &&
           !RecipeTable::shipped().release_sets(q, stated)) {
         p.tp = c.tp;
