@@ -7,11 +7,13 @@ cd "$(dirname "$0")/.."
 # Sweeps over MPI or Slurm (sim/sweep): Open MPI and slurm-wlm from the distribution (the tests start a one-node
 # Slurm themselves). The planner (gui/): Qt6 Widgets and Charts; Qt6Charts' CMake package needs Qt6OpenGL's (libqt6opengl6-dev,
 # not pulled in by qt6-charts-dev on Debian 12); qt6-qpa-plugins has the offscreen platform its tests use, and
-# a font makes its screenshots readable.
+# a font makes its screenshots readable. Python (python/): pybind11 and the interpreter's headers, with pytest and
+# PyYAML for its tests.
 packages=(build-essential cmake pkg-config libboost-graph-dev libeigen3-dev libsqlite3-dev libgtest-dev
           libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           libopenmpi-dev openmpi-bin slurm-wlm
-          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev qt6-qpa-plugins fonts-dejavu-core)
+          qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev qt6-qpa-plugins fonts-dejavu-core
+          python3-dev pybind11-dev python3-pybind11 python3-pytest python3-yaml)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

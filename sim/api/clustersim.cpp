@@ -1,10 +1,24 @@
 #include "sim/api/clustersim.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "sim/hardware/profile_params.hpp"
+#include "sim/input/input_node.hpp"
+#include "sim/input/csv_table.hpp"
+#include "sim/report/json_result.hpp"
+#include "sim/scenario/validation_residuals.hpp"
+#include "sim/search/fastest_plan.hpp"
+#include "sim/sweep/point_evaluator.hpp"
+#include "sim/sweep/sweep_point.hpp"
+#include "sim/sweep/sweep_spec.hpp"
+#include "sim/scenario/facility_link.hpp"
 #include "sim/search/plan_search.hpp"
 #include "sim/scenario/scenario_params.hpp"
 #include "sim/topology/topology_params.hpp"
@@ -131,19 +145,188 @@ PlanRanking search_plans(const std::string& yaml_text, const std::string& name, 
   out.screen_s = r.screen_s;
   out.replay_s = r.replay_s;
   if (r.replayed.empty()) out.no_plan_reason = r.no_plan_reason();
+  const auto ranked = [](const ReplayedPlan& p) {
+    return RankedPlan{.plan = p.candidate,
+                      .description = describe(p.candidate),
+                      .screen_rank = p.screen_rank + 1,
+                      .screened_step_s = p.screen.step.seconds(),
+                      .step_s = p.result.step.step_time.seconds(),
+                      .mfu = p.result.mfu,
+                      .memory = p.result.memory.total(),
+                      .fits_in_memory = p.result.fits_in_memory,
+                      .why_lost = {},
+                      .band = p.result.step_band};
+  };
   for (std::size_t i = 0; i < r.replayed.size(); ++i) {
-    const ReplayedPlan& p = r.replayed[i];
-    out.plans.push_back({.plan = p.candidate,
-                         .description = describe(p.candidate),
-                         .screen_rank = p.screen_rank + 1,
-                         .screened_step_s = p.screen.step.seconds(),
-                         .step_s = p.result.step.step_time.seconds(),
-                         .mfu = p.result.mfu,
-                         .memory = p.result.memory.total(),
-                         .fits_in_memory = p.result.fits_in_memory,
-                         .why_lost = i == 0 ? std::string() : why_slower(p, r.replayed[i - 1])});
+    out.plans.push_back(ranked(r.replayed[i]));
+    if (i > 0) out.plans.back().why_lost = why_slower(r.replayed[i], r.replayed[i - 1]);
+  }
+  for (const ReplayedPlan& p : r.sampled) out.sampled.push_back(ranked(p));
+  return out;
+}
+
+Scenario load_searchable(const std::string& yaml_text, const std::string& name) {
+  return load_searchable_scenario(yaml_text, name).scenario;
+}
+
+nlohmann::ordered_json ranking_json(const PlanRanking& r, const std::string& scenario_name) {
+  nlohmann::ordered_json j;
+  j["scenario"] = scenario_name;
+  j["counts"] = {{"layouts", r.layouts}, {"enumerated", r.enumerated}, {"out_of_memory", r.out_of_memory},
+                 {"screened", r.screened}};
+  j["screen_s"] = r.screen_s;
+  j["replay_s"] = r.replay_s;
+  j["spearman"] = r.spearman;
+  j["kendall"] = r.kendall;
+  j["replayed"] = nlohmann::ordered_json::array();
+  for (const RankedPlan& p : r.sampled) {
+    nlohmann::ordered_json e = candidate_json(p.plan);
+    e["screen_rank"] = p.screen_rank;
+    e["screened_step_time_s"] = p.screened_step_s;
+    e["step_time_s"] = p.step_s;
+    if (p.band && p.band->valid()) {
+      e["step_time_band_s"] = {{"lo", p.band->low}, {"hi", p.band->high}, {"level", p.band->level},
+                               {"basis", p.band->basis}};
+    }
+    e["mfu"] = p.mfu;
+    e["fits_in_memory"] = p.fits_in_memory;
+    j["replayed"].push_back(std::move(e));
+  }
+  return j;
+}
+
+namespace {
+
+/// Each setting checked alone against the scenario's declarations, located at "--set KEY=VALUE".
+void check_settings(const std::vector<Setting>& settings) {
+  for (const Setting& s : settings) {
+    if (const auto why = check_value(InputKind::scenario, s.key, s.value)) {
+      throw InputError({"--set " + s.key + "=" + s.value, 0, 0}, s.key, *why);
+    }
+  }
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path, 0, 0}, "", "cannot open file (does it exist and is it readable?)");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+Scenario load(const ScenarioSource& source) {
+  check_settings(source.set);
+  const InputNode root = source.text ? InputNode::parse(*source.text, source.path, source.set)
+                                     : InputNode::load_file(source.path, source.set);
+  return load_scenario(root, source.profile);
+}
+
+std::string scenario_text(const ScenarioSource& source) {
+  check_settings(source.set);
+  const std::string text = source.text ? *source.text : read_text(source.path);
+  if (source.set.empty()) return text;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception&) {
+    return text;  // the loader reports the syntax error with its location
+  }
+  if (!root.IsMap()) return text;
+  for (const Setting& s : source.set) {
+    if (const auto blocked = set_dotted(root, s.key, value_node(s.value))) {
+      throw InputError({"--set " + s.key + "=" + s.value, 0, 0}, s.key,
+                       blocked->first + " is " + blocked->second + " in " + source.path + ", not a mapping of keys");
+    }
+  }
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+nlohmann::ordered_json result_json(const Scenario& sc, const RunResult& r) { return to_json(sc, r); }
+
+std::vector<ValidationRow> validate(const std::vector<std::string>& files) {
+  std::vector<CsvTable> tables;
+  for (const std::string& f : files) tables.push_back(CsvTable::load(f));
+  const ResidualSet& shipped = shipped_residuals();
+  return cs::validate(
+      tables, kStepBandLevel, [](Scenario& sc, const PlanFilter& keep) { return choose_fastest_plan(sc, keep); },
+      shipped.residuals);
+}
+
+nlohmann::ordered_json validation_json(const std::vector<ValidationRow>& rows) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const auto& r : rows) {
+    nlohmann::ordered_json e{{"row_id", r.id}, {"line", r.line}, {"source", r.source}, {"model", r.model},
+                             {"gpus", r.gpus}};
+    if (r.skipped) {
+      e["skipped"] = *r.skipped;
+    } else {
+      e["quantity"] = r.quantity;
+      e["predicted"] = r.predicted;
+      e["measured"] = r.measured;
+      e["error"] = r.error();
+      e["assumptions"] = r.assumptions;
+      e["predicted_step_s"] = r.predicted_step_s();
+      e["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);  // the object `run --json` writes
+      e["peak_memory_bytes"] = r.memory.total().value();
+      e["memory_capacity_bytes"] = r.memory_capacity.value();
+      e["memory"] = memory_json(r.memory);
+      if (r.band.valid()) {
+        e["band"] = {{"low", r.band.low}, {"high", r.band.high}, {"level", r.band.level}, {"basis", r.band.basis}};
+      }
+    }
+    j.push_back(std::move(e));
+  }
+  return j;
+}
+
+nlohmann::ordered_json sweep(const std::string& path, int jobs) {
+  const SweepSpec spec = load_sweep(path);
+  check_sweep_keys(spec, scenario_key_check());
+  const std::vector<SweepPoint> points = expand_sweep(spec);
+  const int threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  check_all_points(spec, points, threads);
+  std::vector<ResultRow> rows(points.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < points.size(); i = next++) rows[i] = evaluate_point(spec, points[i], {});
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ResultRow& r : rows) {
+    nlohmann::ordered_json e{{"index", r.point_index}, {"label", r.label},
+                             {"axes", nlohmann::ordered_json::parse(r.axes)}, {"status", r.status},
+                             {"reason", r.reason}};
+    e["result"] = r.result ? nlohmann::ordered_json::parse(*r.result) : nlohmann::ordered_json();
+    e["plan"] = r.plan ? nlohmann::ordered_json::parse(*r.plan) : nlohmann::ordered_json();
+    out.push_back(std::move(e));
   }
   return out;
+}
+
+TcoReport tco(Scenario sc, const std::string& pricebook) {
+  if (!pricebook.empty()) {
+    sc.pricebook = pricebook;
+    check_price_references(sc);
+  }
+  require_token_budget(sc);
+  const RunResult r = run_scenario(sc);
+  if (!r.tco) {
+    // run_scenario keeps the performance result when the cluster cannot be priced, with the reason as a
+    // warning; pricing is what was asked for here, so that is bad input.
+    std::string why = "the cluster cannot be priced";
+    for (const auto& w : r.warnings) {
+      if (w.rfind("no power or cost report: ", 0) == 0) why = w.substr(25);
+    }
+    throw InputError({sc.file, 0, 0}, "facility", why);
+  }
+  return *r.tco;
 }
 
 namespace {

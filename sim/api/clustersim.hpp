@@ -13,7 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "sim/facility/tco_report.hpp"
 #include "sim/input/param_spec.hpp"
+#include "sim/input/yaml_edit.hpp"
 #include "sim/replay/step_replay.hpp"
 #include "sim/report/json_result.hpp"
 #include "sim/report/param_docs.hpp"
@@ -21,6 +23,7 @@
 #include "sim/report/trace_writer.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/scenario/validation.hpp"
 #include "sim/search/plan_space.hpp"
 #include "sim/search/search_scenario.hpp"
 
@@ -58,6 +61,23 @@ struct Cancelled : std::exception {
   [[nodiscard]] const char* what() const noexcept override { return "cancelled"; }
 };
 
+/// A scenario to load: a file (or YAML text held in memory), with settings written over its values and its
+/// device profile replaced. The CLI's `run`, `tco` and `plan`, the planner and Python all load through this.
+struct ScenarioSource {
+  std::string path;                 ///< the file; with `text`, only the name that messages use
+  std::optional<std::string> text;  ///< YAML held in memory (the planner's editor; Python's dict, as JSON)
+  std::vector<Setting> set;         ///< dotted keys written over the file's values (`--set cluster.gpus=512`)
+  std::string profile;              ///< a profile name or file replacing cluster.profile; empty: the scenario's
+};
+
+/// The scenario of `source`, checked. Each setting is first checked alone against its key's declaration (an
+/// unknown key or a bad value fails at "--set KEY=VALUE"), then the whole scenario as a file would be. Throws
+/// InputError.
+[[nodiscard]] Scenario load(const ScenarioSource& source);
+/// The YAML text of `source` with its settings applied (the file's own text when there are none): what a
+/// plan search's replay threads each load again.
+[[nodiscard]] std::string scenario_text(const ScenarioSource& source);
+
 /// Options of one run.
 struct RunOptions {
   /// Receive every span of the replayed step (e.g. a TraceWriter for the timeline).
@@ -68,6 +88,15 @@ struct RunOptions {
 
 /// Simulates `sc` (run_scenario with cancellation).
 [[nodiscard]] RunResult run(const Scenario& sc, const RunOptions& options = {});
+
+/// The document `clustersim run --json` writes: step time, throughput, MFU, memory, power, TCO, ... in SI
+/// numbers (docs/scenario.md, "Result").
+[[nodiscard]] nlohmann::ordered_json result_json(const Scenario& sc, const RunResult& r);
+
+/// The bill of materials, power, reliability and cost of ownership of a scenario with a token budget,
+/// priced from `pricebook` (empty: the scenario's, else data/pricebook.yaml). Throws InputError when the
+/// scenario has no token budget or its cluster cannot be priced (a node no price-book entry models).
+[[nodiscard]] TcoReport tco(Scenario sc, const std::string& pricebook = "");
 
 /// A training plan the search chooses: parallelism (tp, cp, pp, virtual stages, dp, ep, ZeRO stage, schedule,
 /// sequence parallelism), micro-batch, recompute and overlap, with its peak memory per GPU (memory model).
@@ -96,11 +125,13 @@ struct RankedPlan {
   Bytes memory;                ///< peak per GPU (the replay's memory model)
   bool fits_in_memory = true;
   std::string why_lost;        ///< why it is slower than the plan ranked above it; empty for the first
+  std::optional<ErrorBand> band;  ///< the replayed step time's error band (validation residuals)
 };
 
 /// The outcome of a plan search: the replayed top plans, best first, and how the search went.
 struct PlanRanking {
   std::vector<RankedPlan> plans;       ///< best replayed step time first; plans that do not fit rank last
+  std::vector<RankedPlan> sampled;     ///< every replayed plan (top K and the correlation sample), by screen rank
   std::int64_t layouts = 0;            ///< (tp, cp, pp, dp) layouts that divide the GPUs and the model
   std::int64_t enumerated = 0;         ///< plans that divide evenly
   std::int64_t out_of_memory = 0;      ///< of those, pruned by the memory model
@@ -118,6 +149,25 @@ struct PlanRanking {
 /// not load, Cancelled when cancelled.
 [[nodiscard]] PlanRanking search_plans(const std::string& yaml_text, const std::string& name,
                                        const SearchOptions& options = {});
+
+/// The scenario of a plan search's `yaml_text` (accepting `parallelism: search`), with the scenario's own
+/// batch sizes: what the search ranks plans for.
+[[nodiscard]] Scenario load_searchable(const std::string& yaml_text, const std::string& name);
+
+/// The ranking as `clustersim plan --json` writes it (counts, timings, every replayed plan with its settings).
+[[nodiscard]] nlohmann::ordered_json ranking_json(const PlanRanking& ranking, const std::string& scenario_name);
+
+/// The rows of validation files (`clustersim validate`): each row's scenario simulated and compared with its
+/// measurement; a row that states no layout runs the fastest one the plan search finds; bands rest on the
+/// files' other rows and the shipped residuals of rows outside them. Throws InputError for a bad file.
+[[nodiscard]] std::vector<ValidationRow> validate(const std::vector<std::string>& files);
+/// The rows as `clustersim validate --json` writes them.
+[[nodiscard]] nlohmann::ordered_json validation_json(const std::vector<ValidationRow>& rows);
+
+/// Every point of a sweep file evaluated in this process (`jobs` threads; 0: all cores), in point order, each as
+/// {index, label, axes, status, reason, result (run's JSON), plan}: what `clustersim sweep` stores in its
+/// database, without one. Throws InputError for a bad sweep file or a point that does not load.
+[[nodiscard]] nlohmann::ordered_json sweep(const std::string& path, int jobs = 0);
 
 /// The scenario keys that, written into a scenario (dotted key, value text as a file would hold it), make it
 /// run `plan`: parallelism.* and the training.* keys the plan sets (micro-batch, recompute, overlap). The

@@ -41,7 +41,9 @@ void run_collective(const CollectiveArgs& a) {
   const auto algo = parse_algorithm(a.algorithm);
   if (!algo) throw InputError({}, "--algo", "unknown algorithm \"" + a.algorithm + "\"");
   if (a.factor <= 1) throw InputError({}, "--factor", "must be greater than 1");
-  const Topology topo = load_topology(a.topology, a.gpus);
+  // Part of one node (2 or 4 GPUs of a DGX, as a first-node buyer measures) builds that node and uses its first
+  // --gpus GPUs; beyond one node the cluster is whole nodes.
+  const Topology topo = load_topology_for_job(a.topology, a.gpus);
   if (a.report) std::fputs(topo.report().c_str(), stdout);
   NetworkOptions options;
   options.backend = a.backend == "analytic" ? NetworkBackend::analytic : NetworkBackend::flow;

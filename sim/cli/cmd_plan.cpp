@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <memory>
 
+#include "sim/api/clustersim.hpp"
+#include "sim/cli/settings_option.hpp"
 #include "sim/core/atomic_file.hpp"
-#include "sim/search/plan_search.hpp"
 
 namespace cs::cli {
 
@@ -19,6 +18,7 @@ struct PlanArgs {
   int sample = 10;
   int jobs = 0;
   std::string json;
+  std::vector<std::string> set;
 };
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }
@@ -36,75 +36,45 @@ void register_plan_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("-j,--jobs", a->jobs, "Screen and replay threads (default: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--json", a->json, "Write the ranking as JSON to FILE ('-' for standard output)")->type_name("FILE|-");
+  add_settings_option(*cmd, a->set);
   cmd->callback([a] {
-    const SearchableScenario loaded = load_searchable_scenario_file(a->scenario);
-    std::string text;
-    {
-      std::ifstream in(a->scenario, std::ios::binary);
-      std::ostringstream s;
-      s << in.rdbuf();
-      text = s.str();
-    }
-    SearchOptions opt;
-    opt.top = a->top;
+    const std::string text =
+        api::scenario_text({.path = a->scenario, .text = {}, .set = parse_settings(a->set), .profile = {}});
+    api::SearchOptions opt;
+    opt.top_k = a->top;
     opt.sample = a->sample;
     opt.threads = a->jobs;
-    const SearchResult r = search_plans(loaded, text, a->scenario, opt);
+    const api::PlanRanking r = api::search_plans(text, a->scenario, opt);
+    const Scenario sc = api::load_searchable(text, a->scenario);
     std::ostream& out = a->json == "-" ? std::cerr : std::cout;
-    const Scenario& sc = loaded.scenario;
     out << fmt::format("plan search: {} on {} GPUs ({})\n", sc.model.name, sc.gpus, sc.profile.provenance.profile);
     out << fmt::format("  layouts {}, plans that divide evenly {}, out of memory {}, screened {} in {:.2f} s "
                        "({:.0f} plans/s)\n",
-                       r.counts.layouts, r.counts.enumerated, r.counts.out_of_memory, r.counts.valid, r.screen_s,
-                       r.screen_s > 0 ? r.counts.valid / r.screen_s : 0.0);
-    if (r.replayed.empty()) throw InputError({a->scenario, 0, 0}, "parallelism", "no plan: " + r.no_plan_reason());
-    out << fmt::format("  replayed {} plans in {:.2f} s\n\n", r.sampled.size(), r.replay_s);
+                       r.layouts, r.enumerated, r.out_of_memory, r.screened, r.screen_s,
+                       r.screen_s > 0 ? static_cast<double>(r.screened) / r.screen_s : 0.0);
+    if (r.plans.empty()) throw InputError({a->scenario, 0, 0}, "parallelism", "no plan: " + r.no_plan_reason);
+    out << fmt::format("  replayed {} plans in {:.2f} s\n\n", r.replayed, r.replay_s);
     out << fmt::format("{:>4} {:>6} {:<64} {:>10} {:>10} {:>6} {:>10}\n", "rank", "screen", "plan", "step",
                        "screened", "MFU", "memory");
-    for (std::size_t i = 0; i < r.replayed.size(); ++i) {
-      const ReplayedPlan& p = r.replayed[i];
-      out << fmt::format("{:>4} {:>6} {:<64} {:>8.3f} s {:>8.3f} s {:>5.1f}% {:>10}{}\n", i + 1, p.screen_rank + 1,
-                         describe(p.candidate), p.result.step.step_time.seconds(), p.screen.step.seconds(),
-                         100 * p.result.mfu, gib(p.result.memory.total().value()),
-                         p.result.fits_in_memory ? "" : "  OUT OF MEMORY");
+    for (std::size_t i = 0; i < r.plans.size(); ++i) {
+      const api::RankedPlan& p = r.plans[i];
+      out << fmt::format("{:>4} {:>6} {:<64} {:>8.3f} s {:>8.3f} s {:>5.1f}% {:>10}{}\n", i + 1, p.screen_rank,
+                         p.description, p.step_s, p.screened_step_s, 100 * p.mfu, gib(p.memory.value()),
+                         p.fits_in_memory ? "" : "  OUT OF MEMORY");
     }
-    if (const auto& b = r.replayed.front().result.step_band; b && b->valid()) {
-      // Every plan of one search shares the band's traits (precision, dense/MoE, GPUs): one relative band.
-      const double step = r.replayed.front().result.step.step_time.seconds();
+    if (const auto& b = r.plans.front().band; b && b->valid()) {
+      const double step = r.plans.front().step_s;
       out << fmt::format("\nstep-time {:.0f}% band, the same relative band for every plan: {:+.1f}% / {:+.1f}% "
                          "(basis: {})\n",
                          100 * b->level, 100 * (b->low / step - 1), 100 * (b->high / step - 1), b->basis);
     }
     out << "\nwhy each lost to the one above:\n";
-    for (std::size_t i = 1; i < r.replayed.size(); ++i) {
-      out << fmt::format("  #{}: {}\n", i + 1, why_slower(r.replayed[i], r.replayed[i - 1]));
-    }
+    for (std::size_t i = 1; i < r.plans.size(); ++i) out << fmt::format("  #{}: {}\n", i + 1, r.plans[i].why_lost);
     out << fmt::format("\nscreen vs replay over {} plans (top {} and {} spread over the ranking): "
                        "Spearman rho {:.3f}, Kendall tau {:.3f}\n",
-                       r.sampled.size(), r.replayed.size(), r.sampled.size() - r.replayed.size(), r.spearman, r.kendall);
+                       r.sampled.size(), r.plans.size(), r.sampled.size() - r.plans.size(), r.spearman, r.kendall);
     if (!a->json.empty()) {
-      nlohmann::ordered_json j;
-      j["scenario"] = sc.name;
-      j["counts"] = {{"layouts", r.counts.layouts}, {"enumerated", r.counts.enumerated},
-                     {"out_of_memory", r.counts.out_of_memory}, {"screened", r.counts.valid}};
-      j["screen_s"] = r.screen_s;
-      j["replay_s"] = r.replay_s;
-      j["spearman"] = r.spearman;
-      j["kendall"] = r.kendall;
-      for (const ReplayedPlan& p : r.sampled) {
-        nlohmann::ordered_json e = candidate_json(p.candidate);
-        e["screen_rank"] = p.screen_rank + 1;
-        e["screened_step_time_s"] = p.screen.step.seconds();
-        e["step_time_s"] = p.result.step.step_time.seconds();
-        if (p.result.step_band && p.result.step_band->valid()) {
-          e["step_time_band_s"] = {{"lo", p.result.step_band->low}, {"hi", p.result.step_band->high},
-                                   {"level", p.result.step_band->level}, {"basis", p.result.step_band->basis}};
-        }
-        e["mfu"] = p.result.mfu;
-        e["fits_in_memory"] = p.result.fits_in_memory;
-        j["replayed"].push_back(std::move(e));
-      }
-      const std::string s = j.dump(2) + "\n";
+      const std::string s = api::ranking_json(r, sc.name).dump(2) + "\n";
       if (a->json == "-") std::cout << s;
       else write_file_atomically(a->json, s);
     }

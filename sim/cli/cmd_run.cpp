@@ -3,11 +3,9 @@
 #include <iostream>
 #include <memory>
 
+#include "sim/api/clustersim.hpp"
+#include "sim/cli/settings_option.hpp"
 #include "sim/core/atomic_file.hpp"
-#include "sim/report/json_result.hpp"
-#include "sim/report/text_summary.hpp"
-#include "sim/report/trace_writer.hpp"
-#include "sim/scenario/runner.hpp"
 
 namespace cs::cli {
 
@@ -17,6 +15,7 @@ struct RunArgs {
   std::string json;
   std::string trace;
   std::string profile;
+  std::vector<std::string> set;
 };
 }  // namespace
 
@@ -30,14 +29,16 @@ void register_run_command(CLI::App& app) {
       ->type_name("FILE");
   run->add_option("--profile", args->profile, "Device profile name or file, replacing the scenario's cluster.profile")
       ->type_name("NAME|FILE");
+  add_settings_option(*run, args->set);
   run->callback([args] {
     // Everything is validated and simulated before any output file is touched.
-    const Scenario sc = load_scenario(args->scenario, args->profile);
+    const Scenario sc = api::load({.path = args->scenario, .text = {}, .set = parse_settings(args->set),
+                                   .profile = args->profile});
     TraceWriter trace;
-    std::vector<ReplayObserver*> observers;
-    if (!args->trace.empty()) observers.push_back(&trace);
-    const RunResult r = run_scenario(sc, observers);
-    const std::string json = to_json(sc, r).dump(2) + "\n";
+    api::RunOptions options;
+    if (!args->trace.empty()) options.observers.push_back(&trace);
+    const RunResult r = api::run(sc, options);
+    const std::string json = api::result_json(sc, r).dump(2) + "\n";
     const std::string trace_json = args->trace.empty() ? std::string{} : trace.to_json();
     (args->json == "-" ? std::cerr : std::cout) << text_summary(sc, r);
     if (!args->json.empty()) write_file_atomically(args->json, json);

@@ -3,11 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include "sim/core/error.hpp"
-
-#include "sim/facility/tco_report.hpp"
-#include "sim/scenario/facility_link.hpp"
-#include "sim/scenario/runner.hpp"
+#include "sim/api/clustersim.hpp"
+#include "sim/cli/settings_option.hpp"
 
 namespace cs::cli {
 
@@ -17,6 +14,7 @@ void register_tco_command(CLI::App& app) {
     std::string pricebook;
     std::string profile;
     bool csv = false;
+    std::vector<std::string> set;
   };
   auto args = std::make_shared<TcoArgs>();
   CLI::App* tco = app.add_subcommand(
@@ -26,23 +24,13 @@ void register_tco_command(CLI::App& app) {
   tco->add_option("--pricebook", args->pricebook, "Price book replacing data/pricebook.yaml")->type_name("FILE");
   tco->add_option("--profile", args->profile, "Device profile name or file, replacing the scenario's cluster.profile")
       ->type_name("NAME|FILE");
+  add_settings_option(*tco, args->set);
   tco->callback([args] {
     // Everything is loaded, checked and computed before anything is printed.
-    Scenario sc = load_scenario(args->scenario, args->profile);
-    sc.pricebook = args->pricebook;
-    if (!sc.pricebook.empty()) check_price_references(sc);
-    require_token_budget(sc);
-    const RunResult r = run_scenario(sc);
-    if (!r.tco) {
-      // run_scenario keeps the performance result when the cluster cannot be priced, with the reason as a
-      // warning; this command exists to price it, so that is bad input here.
-      std::string why = "the cluster cannot be priced";
-      for (const auto& w : r.warnings) {
-        if (w.rfind("no power or cost report: ", 0) == 0) why = w.substr(25);
-      }
-      throw InputError({sc.file, 0, 0}, "facility", why);
-    }
-    std::cout << (args->csv ? tco_csv(*r.tco) : tco_table(*r.tco));
+    Scenario sc = api::load({.path = args->scenario, .text = {}, .set = parse_settings(args->set),
+                                   .profile = args->profile});
+    const TcoReport report = api::tco(std::move(sc), args->pricebook);
+    std::cout << (args->csv ? tco_csv(report) : tco_table(report));
   });
 }
 

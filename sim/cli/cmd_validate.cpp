@@ -6,14 +6,11 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/api/clustersim.hpp"
 #include "sim/core/atomic_file.hpp"
-#include "sim/report/json_result.hpp"
-#include "sim/scenario/validation.hpp"
 #include "sim/scenario/validation_residuals.hpp"
-#include "sim/search/fastest_plan.hpp"
 
 namespace cs::cli {
 
@@ -35,14 +32,8 @@ void register_validate_command(CLI::App& app) {
                   "of run's error bands (" + std::string(kResidualsFile) + ")")
       ->type_name("FILE");
   cmd->callback([args] {
-    std::vector<CsvTable> tables;
-    for (const std::string& f : args->rows) tables.push_back(CsvTable::load(f));
-    // A row that states no layout runs the fastest one the plan search finds. Bands rest on the batch's other
-    // rows and on the shipped residuals of rows outside the batch (a small check file alone gives no band).
+    const std::vector<ValidationRow> rows = api::validate(args->rows);
     const ResidualSet& shipped = shipped_residuals();
-    const std::vector<ValidationRow> rows = validate(
-        tables, kStepBandLevel, [](Scenario& sc, const PlanFilter& keep) { return choose_fastest_plan(sc, keep); },
-        shipped.residuals);
     const std::string band_title = fmt::format("{:.0f}% band", 100 * kStepBandLevel);
     std::ostream& out = args->json == "-" ? std::cerr : std::cout;
     out << fmt::format("{:>5}  {:<28} {:>6}  {:<20} {:>12} {:>12} {:>8}  {:<19}\n", "row", "model", "GPUs", "quantity",
@@ -50,14 +41,10 @@ void register_validate_command(CLI::App& app) {
     double sum = 0;
     int n = 0, skipped = 0, covered = 0;
     std::map<std::string, std::pair<double, int>> per_source;
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& r : rows) {
-      nlohmann::ordered_json e{{"row_id", r.id}, {"line", r.line}, {"source", r.source}, {"model", r.model},
-                               {"gpus", r.gpus}};
       if (r.skipped) {
         ++skipped;
         out << fmt::format("{:>5}  {:<28} {:>6}  skipped: {}\n", r.id, r.model.substr(0, 28), r.gpus, *r.skipped);
-        e["skipped"] = *r.skipped;
       } else {
         const double err = r.error();
         sum += std::fabs(err);
@@ -73,21 +60,7 @@ void register_validate_command(CLI::App& app) {
         if (r.band.valid() && r.measured >= r.band.low && r.measured <= r.band.high) ++covered;
         out << fmt::format("{:>5}  {:<28} {:>6}  {:<20} {:>12.4g} {:>12.4g} {:>+7.1f}%  {:<19}{}\n", r.id,
                            r.model.substr(0, 28), r.gpus, r.quantity, r.predicted, r.measured, 100 * err, band, notes);
-        e["quantity"] = r.quantity;
-        e["predicted"] = r.predicted;
-        e["measured"] = r.measured;
-        e["error"] = err;
-        e["assumptions"] = r.assumptions;
-        e["predicted_step_s"] = r.predicted_step_s();
-        e["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);  // the object `run --json` writes
-        e["peak_memory_bytes"] = r.memory.total().value();
-        e["memory_capacity_bytes"] = r.memory_capacity.value();
-        e["memory"] = memory_json(r.memory);
-        if (r.band.valid()) {
-          e["band"] = {{"low", r.band.low}, {"high", r.band.high}, {"level", r.band.level}, {"basis", r.band.basis}};
-        }
       }
-      j.push_back(std::move(e));
     }
     out << "\nMAPE by source (first word):\n";
     for (const auto& [src, v] : per_source) {
@@ -97,7 +70,7 @@ void register_validate_command(CLI::App& app) {
                        shipped.problem.empty() ? " and the shipped residuals of rows not in these files" : "", covered, n);
     if (!shipped.problem.empty()) out << "bands rest on these files' rows alone: " << shipped.problem << "\n";
     out << fmt::format("MAPE: {:.1f}% over {} rows ({} skipped)\n", n ? 100 * sum / n : 0.0, n, skipped);
-    if (!args->json.empty()) write_file_atomically(args->json, j.dump(2) + "\n");
+    if (!args->json.empty()) write_file_atomically(args->json, api::validation_json(rows).dump(2) + "\n");
     if (!args->residuals.empty()) {
       std::string files;
       for (const std::string& f : args->rows) files += " " + f;

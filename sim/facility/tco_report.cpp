@@ -1,5 +1,7 @@
 #include "sim/facility/tco_report.hpp"
 
+#include "sim/core/human_units.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -15,6 +17,20 @@ double hours(Time t) { return t.seconds() / 3600.0; }
 double days(Time t) { return t.seconds() / 86400.0; }
 double kw(Watts w) { return w.value() / 1000.0; }
 double kwh(Joules e) { return e.value() / kJoulesPerKwh; }
+
+/// A table cell as a person reads it: money, power and energy with a prefix that fits ("$39.2 M", "1.24 MW");
+/// the CSV keeps the plain numbers and units.
+std::string human_value(double value, const std::string& unit) {
+  if (std::isnan(value)) return "-";
+  if (unit == "USD") return format_dollars(value);
+  if (unit == "USD/yr") return format_dollars_per_year(value);
+  if (unit == "W") return format_watts(value);
+  if (unit == "kW") return format_watts(value * 1e3);
+  if (unit == "kWh") return format_energy(value * 3.6e6);
+  if (unit == "MWh") return format_energy(value * 3.6e9);
+  if (unit.rfind("USD/", 0) == 0) return fmt::format("${:.3g}/{}", value, unit.substr(4));
+  return fmt::format("{:.4g} {}", value, unit);
+}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -225,8 +241,7 @@ std::string tco_table(const TcoReport& t) {
       out += fmt::format("\n{}\n", section);
     }
     const std::string qty = row.quantity ? fmt::format("{:>10.6g} {:<4}", *row.quantity, row.quantity_unit) : "";
-    const std::string value = std::isnan(row.value) ? "-" : fmt::format("{:.6g}", row.value);
-    out += fmt::format("  {:<66} {:>15} {:>14} {:<10} {}\n", row.item, qty, value, row.unit, row.source);
+    out += fmt::format("  {:<66} {:>15} {:>16} {}\n", row.item, qty, human_value(row.value, row.unit), row.source);
   }
   if (!t.warnings.empty()) out += "\n";
   for (const std::string& w : t.warnings) out += "warning: " + w + "\n";
@@ -249,24 +264,25 @@ std::string tco_summary(const TcoReport& t) {
     out += fmt::format("  {:<30} {}\n", label, value);
   };
   const PowerReport& p = t.power;
-  line("IT power (step avg / peak)", fmt::format("{:.4g} kW / {:.4g} kW, PUE {:.2f} ({}) -> {:.4g} kW at the meter",
-                                                 kw(p.it_average), kw(p.it_peak), p.pue, t.cooling, kw(p.facility_average)));
+  line("IT power (step avg / peak)", fmt::format("{} / {}, PUE {:.2f} ({}) -> {} at the meter",
+                                                 format_watts(p.it_average.value()), format_watts(p.it_peak.value()),
+                                                 p.pue, t.cooling, format_watts(p.facility_average.value())));
   line("racks", fmt::format("{} compute ({} nodes each) + {} network", p.racks.compute_racks, p.racks.nodes_per_rack,
                             p.racks.network_racks));
   const ReliabilityReport& r = t.reliability;
   line("MTBF, goodput", fmt::format("{:.1f} h, {:.2f}% (checkpoint every {})", hours(r.mtbf), 100 * r.goodput,
                                     to_string(r.interval_used)));
   line("time to train with failures", fmt::format("{:.1f} days", days(r.effective_train_time)));
-  line("capex", fmt::format("{:.4g} USD hardware{}", t.hardware_capex.value(),
-                            t.facility_capex.value() > 0 ? fmt::format(" + {:.4g} USD facility", t.facility_capex.value()) : ""));
-  line("TCO", fmt::format("{:.4g} USD/yr ({}, {:.0f}% utilisation)", usd_per_year(t.tco_per_year), t.site,
+  line("capex", fmt::format("{} hardware{}", format_dollars(t.hardware_capex.value()),
+                            t.facility_capex.value() > 0 ? " + " + format_dollars(t.facility_capex.value()) + " facility" : ""));
+  line("TCO", fmt::format("{} ({}, {:.0f}% utilisation)", format_dollars_per_year(usd_per_year(t.tco_per_year)), t.site,
                           100 * t.utilisation));
-  line("owned cost", fmt::format("{:.3f} USD/GPU-h; run {:.4g} USD ({:.4g} USD/Mtok)", t.owned_per_gpu_hour.value(),
-                                 t.run_cost.value(), t.run_cost_per_million_tokens.value()));
+  line("owned cost", fmt::format("${:.3f}/GPU-h; run {} (${:.3g}/Mtok)", t.owned_per_gpu_hour.value(),
+                                 format_dollars(t.run_cost.value()), t.run_cost_per_million_tokens.value()));
   for (const CloudComparison& c : t.cloud) {
     line("cloud " + c.label,
-         fmt::format("{:.2f} USD/GPU-h ({}): run {:.4g} USD; break-even {}", c.rate.value(), c.price_id,
-                     c.run_cost.value(),
+         fmt::format("${:.2f}/GPU-h ({}): run {}; break-even {}", c.rate.value(), c.price_id,
+                     format_dollars(c.run_cost.value()),
                      c.break_even_utilisation ? fmt::format("at {:.0f}% utilisation", 100 * *c.break_even_utilisation)
                                               : std::string("never")));
   }

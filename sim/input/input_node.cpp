@@ -36,18 +36,22 @@ void check_text(const std::string& text, const std::string& name) {
 
 }  // namespace
 
-InputNode::InputNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path)
+InputNode::InputNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path,
+                     std::shared_ptr<const Written> written)
     : node_(std::move(node)),
       file_(std::move(file)),
       path_(std::move(path)),
+      written_(std::move(written)),
       read_keys_(std::make_shared<std::set<std::string, std::less<>>>()) {}
 
-InputNode InputNode::load_file(const std::string& path) {
+InputNode InputNode::load_file(const std::string& path) { return load_file(path, {}); }
+
+InputNode InputNode::load_file(const std::string& path, const std::vector<Setting>& settings) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError({path, 0, 0}, "", "cannot open file (does it exist and is it readable?)");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return parse(ss.str(), path);
+  return parse(ss.str(), path, settings);
 }
 
 InputNode InputNode::parse(const std::string& text, const std::string& name) {
@@ -62,6 +66,25 @@ InputNode InputNode::parse(const std::string& text, const std::string& name) {
   InputNode n(root, std::make_shared<const std::string>(name), "");
   if (!root.IsMap()) n.fail("top level must be a mapping of keys to values, not " + describe(root));
   return n;
+}
+
+InputNode InputNode::parse(const std::string& text, const std::string& name, const std::vector<Setting>& settings) {
+  InputNode doc = parse(text, name);
+  if (settings.empty()) return doc;
+  auto written = std::make_shared<Written>();
+  for (const Setting& s : settings) {
+    const std::string origin = "--set " + s.key + "=" + s.value;
+    if (s.key.empty() || s.key.front() == '.' || s.key.back() == '.' || s.key.find("..") != std::string::npos) {
+      throw InputError({origin, 0, 0}, s.key, "a setting is KEY=VALUE with a dotted key (cluster.gpus=512)");
+    }
+    if (const auto blocked = set_dotted(doc.node_, s.key, value_node(s.value))) {
+      throw InputError({origin, 0, 0}, s.key,
+                       blocked->first + " is " + blocked->second + " in " + name + ", not a mapping of keys");
+    }
+    written->emplace_back(*find_dotted(doc.node_, s.key), origin);
+  }
+  doc.written_ = std::move(written);
+  return doc;
 }
 
 InputNode InputNode::parse_value(const std::string& text, const std::string& name, const std::string& path) {
@@ -88,6 +111,11 @@ std::string InputNode::child_path(std::string_view key) const {
 }
 
 SourceLocation InputNode::location() const {
+  if (written_) {
+    for (const auto& [node, origin] : *written_) {
+      if (node.is(node_)) return {origin, 0, 0};
+    }
+  }
   const YAML::Mark m = node_.Mark();
   if (m.is_null()) return {*file_, 0, 0};
   return {*file_, m.line + 1, m.column + 1};
@@ -100,7 +128,7 @@ std::optional<InputNode> InputNode::find(std::string_view key) const {
   read_keys_->emplace(key);
   const YAML::Node child = node_[std::string(key)];
   if (!child || child.IsNull()) return std::nullopt;
-  return InputNode(child, file_, child_path(key));
+  return InputNode(child, file_, child_path(key), written_);
 }
 
 bool InputNode::has(std::string_view key) const { return find(key).has_value(); }
@@ -145,7 +173,7 @@ std::vector<InputNode> InputNode::elements() const {
   if (!node_.IsSequence()) fail("expected a list, got " + describe(node_));
   std::vector<InputNode> out;
   std::size_t i = 0;
-  for (const auto& e : node_) out.push_back(InputNode(e, file_, path_ + "[" + std::to_string(i++) + "]"));
+  for (const auto& e : node_) out.push_back(InputNode(e, file_, path_ + "[" + std::to_string(i++) + "]", written_));
   return out;
 }
 

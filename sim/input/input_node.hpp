@@ -14,6 +14,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
+#include "sim/input/yaml_edit.hpp"
 
 namespace cs {
 
@@ -22,8 +23,15 @@ class InputNode {
   /// Loads and parses a YAML file. Throws InputError for a missing or unreadable file, an empty file, binary
   /// content, a YAML syntax error, or a top level that is not a mapping.
   [[nodiscard]] static InputNode load_file(const std::string& path);
+  /// load_file, then `settings` applied as parse(text, name, settings) does.
+  [[nodiscard]] static InputNode load_file(const std::string& path, const std::vector<Setting>& settings);
   /// Parses YAML text; `name` stands in for the file name in messages.
   [[nodiscard]] static InputNode parse(const std::string& text, const std::string& name);
+  /// Parses YAML text and applies `settings` (the CLI's `--set KEY=VALUE`) before anything reads it. An error
+  /// at a value a setting wrote is located at "--set KEY=VALUE" instead of the file; a setting whose path runs
+  /// through a scalar ("parallelism: search") fails naming both.
+  [[nodiscard]] static InputNode parse(const std::string& text, const std::string& name,
+                                       const std::vector<Setting>& settings);
   /// Parses one value (a scalar, a list or a mapping) typed outside a file: a form field, a sweep value, a
   /// command-line setting. `name` stands in for the file, `path` is the key the value is for.
   [[nodiscard]] static InputNode parse_value(const std::string& text, const std::string& name,
@@ -78,13 +86,17 @@ class InputNode {
   [[nodiscard]] const std::string& file() const noexcept { return *file_; }
 
  private:
-  InputNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path);
+  /// The values settings wrote, each with the origin its errors name ("--set cluster.gpus=512").
+  using Written = std::vector<std::pair<YAML::Node, std::string>>;
+  InputNode(YAML::Node node, std::shared_ptr<const std::string> file, std::string path,
+            std::shared_ptr<const Written> written = nullptr);
   [[nodiscard]] std::string child_path(std::string_view key) const;
   [[nodiscard]] const std::string& scalar_text(std::string_view expected) const;
 
   YAML::Node node_;
   std::shared_ptr<const std::string> file_;
   std::string path_;
+  std::shared_ptr<const Written> written_;
   std::shared_ptr<std::set<std::string, std::less<>>> read_keys_;  // shared by copies of one mapping node
 };
 

@@ -24,6 +24,11 @@ std::string allowed(const ParamSpec& p) {
   if (!p.choices.empty()) {
     std::string s;
     for (const auto& c : p.choices) s += (s.empty() ? "`" : ", `") + c + "`";
+    // A number that also takes names (`parallelism.dp`: a count or `auto`).
+    if (p.type == ParamType::integer || p.type == ParamType::real) {
+      const ParamSpec bounds{.type = p.type, .min = p.min, .max = p.max, .min_exclusive = p.min_exclusive};
+      return s + " or " + allowed(bounds);
+    }
     return s;
   }
   if (p.min && p.max) return format_bound(p.type, *p.min) + " to " + format_bound(p.type, *p.max);
@@ -88,6 +93,12 @@ nlohmann::json value_schema(const ParamSpec& p) {
   if (p.type == ParamType::integer || p.type == ParamType::real) {
     if (p.min) j[p.min_exclusive ? "exclusiveMinimum" : "minimum"] = *p.min;
     if (p.max) j["maximum"] = *p.max;
+    if (!p.choices.empty()) {
+      // A number or one of the names (`parallelism.dp`: a count or `auto`).
+      nlohmann::json number = j;
+      number.erase("description");
+      j = {{"description", j["description"]}, {"anyOf", {number, {{"enum", p.choices}}}}};
+    }
   }
   return j;
 }

@@ -32,6 +32,20 @@ void check_price_references(const Scenario& sc) {
 }
 
 namespace {
+
+/// `parallelism.dp: auto` (or left out): the data-parallel degree that fills the cluster, cluster.gpus /
+/// (tp*pp*cp); located at the dp key (or the parallelism section) when that does not divide.
+int auto_dp(const InputNode& root, const ParallelPlan& p, int gpus) {
+  const int model_parallel = p.tp * p.pp * p.cp;
+  if (gpus % model_parallel == 0) return gpus / model_parallel;
+  const InputNode section = root.at("parallelism");
+  const std::string why = "dp auto: cluster.gpus (" + std::to_string(gpus) + ") is not a multiple of tp*pp*cp = " +
+                          std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" + std::to_string(p.cp) + " = " +
+                          std::to_string(model_parallel);
+  if (const auto dp = section.find("dp")) dp->fail(why);
+  section.fail(why);
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
@@ -57,6 +71,7 @@ Scenario load_scenario(const InputNode& root, const std::string& profile_overrid
   sc.training = in.training;
   sc.network = in.network;
   sc.facility = in.facility;
+  if (sc.plan.dp == ParallelPlan::kAutoDp) sc.plan.dp = auto_dp(root, sc.plan, in.gpus);
   // A job on part of one node, down to one GPU: the cluster is that node and the job uses cluster.gpus of it.
   sc.topology = located(in.topology, [&] { return load_topology_for_job(in.topology.name, in.gpus); });
   if (const int node_gpus = sc.topology.node().gpus; part_of_one_node(in.gpus, node_gpus)) {

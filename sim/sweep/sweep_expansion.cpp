@@ -2,49 +2,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/input/yaml_edit.hpp"
+
 #include <cstdio>
 
 namespace cs {
 namespace {
 
-std::string flow_text(const YAML::Node& n) {
-  YAML::Emitter e;
-  e.SetMapFormat(YAML::Flow);
-  e.SetSeqFormat(YAML::Flow);
-  e << n;
-  return e.c_str();
-}
-
-std::vector<std::string> split_key(const std::string& key) {
-  std::vector<std::string> parts;
-  std::size_t pos = 0;
-  while (true) {
-    const auto dot = key.find('.', pos);
-    parts.push_back(key.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos));
-    if (dot == std::string::npos) return parts;
-    pos = dot + 1;
-  }
-}
-
 /// Writes `value` at `key` (a dotted path) into `root`, creating mappings on the way.
 void write_at(YAML::Node root, const std::string& key, const YAML::Node& value, const SourceLocation& where,
               const std::string& sweep_key) {
-  const auto parts = split_key(key);
-  YAML::Node cur = root;
-  std::string walked;
-  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
-    walked += (walked.empty() ? "" : ".") + parts[i];
-    YAML::Node next = cur[parts[i]];
-    if (!next || next.IsNull()) {
-      next = YAML::Node(YAML::NodeType::Map);
-      cur[parts[i]] = next;
-    } else if (!next.IsMap()) {
-      throw InputError(where, sweep_key,
-                       walked + " is not a mapping in the base scenario (it is " + flow_text(next) + ")");
-    }
-    cur.reset(next);
+  if (const auto blocked = set_dotted(root, key, value)) {
+    throw InputError(where, sweep_key,
+                     blocked->first + " is not a mapping in the base scenario (it is " + blocked->second + ")");
   }
-  cur[parts.back()] = YAML::Clone(value);
 }
 
 }  // namespace

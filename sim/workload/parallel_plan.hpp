@@ -24,7 +24,7 @@ enum class Recompute { none, selective, full };
 struct ParallelPlan {
   int tp = 1;                  ///< tensor parallel
   int pp = 1;                  ///< pipeline parallel
-  int dp = 1;                  ///< data parallel (replicas)
+  int dp = 1;                  ///< data parallel (replicas); kAutoDp until a scenario's `dp: auto` is resolved
   int cp = 1;                  ///< context parallel (ring attention)
   int ep = 1;                  ///< expert parallel (within the data-parallel group, Megatron-style)
   int virtual_stages = 1;      ///< model chunks per pipeline rank (interleaved 1F1B)
@@ -51,6 +51,9 @@ struct ParallelPlan {
   /// the rest evenly.
   int first_stage_layers = -1;
   int last_stage_layers = -1;
+
+  /// `parallelism.dp: auto` (or the key left out) before the scenario resolves it: cluster.gpus / (tp*pp*cp).
+  static constexpr int kAutoDp = 0;
 
   [[nodiscard]] int gpus() const noexcept { return tp * pp * dp * cp; }
   /// Model chunks each pipeline rank holds and runs: the virtual stages of interleaved 1F1B, two under DualPipe

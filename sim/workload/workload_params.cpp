@@ -61,6 +61,12 @@ const EnumTable<DType>& precision_names() {
 
 namespace {
 
+/// `parallelism.dp`: a positive whole number, or `auto` (ParallelPlan::kAutoDp), resolved by the scenario.
+int read_dp(const InputNode& n) {
+  if (n.as<std::string>() == "auto") return ParallelPlan::kAutoDp;
+  return param_detail::read_checked<int>(n, {.positive = true});
+}
+
 void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("name", &ModelSpec::name, {.help = "the model's name, printed in results", .default_text = "preset's"});
   p.field("layers", &ModelSpec::layers, {.help = "transformer layers (a hybrid model: its blocks, the length of hybrid_pattern)", .positive = true, .default_text = "preset's"});
@@ -184,7 +190,12 @@ const ParamTable<ParallelPlan>& parallel_plan_params() {
     ParamTable<ParallelPlan> p("parallelism", "How the job is laid out on the GPUs.");
     p.field("tp", &ParallelPlan::tp, {.help = "tensor-parallel degree (within a node)", .positive = true});
     p.field("pp", &ParallelPlan::pp, {.help = "pipeline-parallel degree", .positive = true});
-    p.field("dp", &ParallelPlan::dp, {.help = "data-parallel degree; tp*pp*dp*cp is the job's GPUs", .positive = true});
+    ParamSpec dp{.key = "dp", .type = ParamType::integer,
+                 .help = "data-parallel degree; tp*pp*dp*cp is the job's GPUs. auto (or the key left out): "
+                         "cluster.gpus / (tp*pp*cp), so a what-if on the GPU count keeps the layout",
+                 .default_text = "auto", .min = 0.0, .min_exclusive = true, .choices = {"auto"}};
+    dp.check = [](const InputNode& n) { (void)read_dp(n); };
+    p.custom(dp, [](const InputNode& n, ParallelPlan& plan) { plan.dp = read_dp(n); });
     p.field("cp", &ParallelPlan::cp, {.help = "context-parallel degree (ring attention)", .positive = true});
     p.field("ep", &ParallelPlan::ep, {.help = "expert-parallel degree (MoE)", .positive = true});
     p.field("virtual_stages", &ParallelPlan::virtual_stages,
@@ -226,6 +237,7 @@ const ParamTable<ParallelPlan>& parallel_plan_params() {
                      "parameters (FSDP: gathered before every unit, prefetched one unit ahead)",
              .min = 0, .max = 3});
     p.check([](const InputNode& n, ParallelPlan& plan) {
+      if (!n.has("dp")) plan.dp = ParallelPlan::kAutoDp;
       if (!n.has("sequence_parallel")) plan.sequence_parallel = plan.tp > 1;
       if (!n.has("schedule") && plan.virtual_stages > 1) plan.schedule = PipelineSchedule::interleaved;
     });

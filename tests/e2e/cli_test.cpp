@@ -74,7 +74,10 @@ TEST(Cli, FlagshipRunWritesJsonAndTrace) {
 TEST(Cli, TcoPrintsTheBreakdownAsTableAndCsv) {
   const Outcome table = run("tco " + flagship());
   ASSERT_EQ(table.status, 0) << table.output;
-  EXPECT_NE(table.output.find("USD"), std::string::npos);
+  // Money in human units in the table ("$39.2 M"); the CSV keeps the plain numbers and their units.
+  EXPECT_NE(table.output.find("hardware capex"), std::string::npos) << table.output;
+  EXPECT_NE(table.output.find(" M "), std::string::npos) << table.output;
+  EXPECT_EQ(table.output.find("e+0"), std::string::npos) << table.output;
   const Outcome csv = run("tco " + flagship() + " --csv");
   ASSERT_EQ(csv.status, 0) << csv.output;
   EXPECT_EQ(csv.output.rfind("section,item,quantity,quantity_unit,value,unit,source", 0), 0u) << csv.output.substr(0, 200);
@@ -84,6 +87,45 @@ TEST(Cli, CollectiveSweepPrintsBusBandwidth) {
   const Outcome o = run("collective --topology dgx-h100 --gpus 8 --op all_reduce --algo ring -b 1GiB -e 1GiB");
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("GB/s"), std::string::npos) << o.output;
+}
+
+TEST(Cli, RunTcoAndPlanTakeSettings) {
+  // The what-if on cluster size: dp is auto in the flagship, so only the GPU count changes.
+  const Outcome half = run("run " + flagship() + " --set cluster.gpus=512");
+  ASSERT_EQ(half.status, 0) << half.output;
+  EXPECT_NE(half.output.find("TP8 PP8 DP8"), std::string::npos) << half.output;
+  EXPECT_EQ(half.output.find("e+0"), std::string::npos) << half.output;  // money as "$39.2 M", never 3.9e+07
+  const Outcome tco = run("tco " + flagship() + " --set cluster.gpus=512 --set facility.cooling.type=liquid");
+  ASSERT_EQ(tco.status, 0) << tco.output;
+  const Outcome plan = run("plan " + std::string(CS_SOURCE_DIR) +
+                           "/scenarios/gpt3-1.3b-8xh100-dp.yaml --set training.global_batch=64 --top 2 --sample 0 -j 1");
+  ASSERT_EQ(plan.status, 0) << plan.output;
+  EXPECT_NE(plan.output.find("on 8 GPUs"), std::string::npos) << plan.output;
+}
+
+TEST(Cli, ABadSettingIsBadInputNamingIt) {
+  const Outcome value = run("run " + flagship() + " --set cluster.gpus=many");
+  EXPECT_EQ(value.status, 2) << value.output;
+  EXPECT_NE(value.output.find("--set cluster.gpus=many"), std::string::npos) << value.output;
+  const Outcome key = run("run " + flagship() + " --set cluster.gpu=8");
+  EXPECT_EQ(key.status, 2) << key.output;
+  EXPECT_NE(key.output.find("unknown key"), std::string::npos) << key.output;
+  const Outcome shape = run("run " + flagship() + " --set cluster.gpus");
+  EXPECT_EQ(shape.status, 2) << shape.output;
+  const Outcome divides = run("run " + flagship() + " --set cluster.gpus=1000");
+  EXPECT_EQ(divides.status, 2) << divides.output;
+  EXPECT_NE(divides.output.find("not a multiple of tp*pp*cp"), std::string::npos) << divides.output;
+}
+
+TEST(Cli, CollectiveOnPartOfOneNode) {
+  // The 2- and 4-GPU all-reduce a first-node buyer measures, on part of one DGX.
+  for (const char* gpus : {"2", "4"}) {
+    const Outcome o = run(std::string("collective --topology dgx-h100 --gpus ") + gpus +
+                          " --op all_reduce --algo ring -b 64MiB -e 64MiB");
+    ASSERT_EQ(o.status, 0) << o.output;
+    EXPECT_NE(o.output.find(std::string(gpus) + " GPUs (" + gpus + " per group)"), std::string::npos) << o.output;
+  }
+  EXPECT_EQ(run("collective --topology dgx-h100 --gpus 12 --op all_reduce -b 1MiB -e 1MiB").status, 2);
 }
 
 TEST(Cli, JsonToStandardOutputIsPureJson) {

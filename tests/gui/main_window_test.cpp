@@ -79,11 +79,10 @@ void run_and_wait(MainWindow& w) {
   QVERIFY(!w.running());
 }
 
-/// What the library says for the flagship with 512 GPUs (dp 16 -> 8 keeps tp x pp x dp = gpus).
+/// What the library says for the flagship with 512 GPUs (dp: auto, 16 -> 8, keeps tp x pp x dp = gpus).
 RunRecord expected_512() {
   YAML::Node doc = YAML::Load(read_text(kFlagship));
   doc["cluster"]["gpus"] = 512;
-  doc["parallelism"]["dp"] = 8;
   YAML::Emitter out;
   out << doc;
   RunRecord r;
@@ -142,8 +141,7 @@ class MainWindowTest : public QObject {
   void edited_flagship_shows_the_library_numbers() {
     MainWindow w;
     QVERIFY(w.open_file(kFlagship));
-    type_into(w, "cluster.gpus", "512");
-    type_into(w, "parallelism.dp", "8");
+    type_into(w, "cluster.gpus", "512");  // dp is auto in the flagship: 512 / (tp 8 x pp 8) = 8
     QVERIFY(w.isWindowModified());
     run_and_wait(w);
     const RunRecordPtr shown = w.current_run();
@@ -258,8 +256,7 @@ class MainWindowTest : public QObject {
     w.pin_baseline();
     const RunRecordPtr base = w.baseline_run();
     QVERIFY(base);
-    type_into(w, "cluster.gpus", "512");
-    type_into(w, "parallelism.dp", "8");
+    type_into(w, "cluster.gpus", "512");  // dp is auto in the flagship: 512 / (tp 8 x pp 8) = 8
     run_and_wait(w);
     const RunRecordPtr cur = w.current_run();
     QVERIFY(cur && cur != base);
