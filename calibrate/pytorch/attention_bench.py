@@ -19,10 +19,8 @@ the host prepares the next shape; samples say `sustained` in the clocks column. 
 timed after the host's synchronisations (burst clocks, as run 2 measured).
 """
 import argparse
-import datetime
 import math
 import random
-import socket
 import sys
 import time
 
@@ -30,8 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from nvml_window import NvmlWindow
-from samples_file import COLUMNS, quantile
+from cs_bench import Filler, NvmlWindow, rand_nonzero, time_launches, warm_up, write_sample, write_samples_header
 
 
 def grid(quick):
@@ -49,47 +46,6 @@ def grid(quick):
     # Always include the GPT shapes of gpt_step.py (batch, heads, seq 2048, head_dim 128).
     must = [(4, 16, 2048, 128), (2, 24, 2048, 128), (2, 32, 2048, 128)]
     return must + [c for c in cands if c not in must][:keep]
-
-
-def rand(shape, dtype, gen):
-    x = torch.rand(shape, device="cuda", dtype=torch.float32, generator=gen) * 0.5 + 0.5
-    sign = torch.randint(0, 2, shape, device="cuda", generator=gen) * 2 - 1
-    return (x * sign).to(dtype)
-
-
-def time_launches(fn, budget_s, target_rep_s=1e-3, warmup=3, min_reps=5, max_reps=25, busy=None):
-    i = 0
-    if busy:
-        busy()
-    for _ in range(warmup):
-        fn(i)
-        i += 1
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    for _ in range(3):
-        fn(i)
-        i += 1
-    b.record()
-    b.synchronize()
-    t1 = max(a.elapsed_time(b) * 1e-3 / 3, 1e-7)
-    inner = max(1, min(200, math.ceil(target_rep_s / t1)))
-    reps = max(min_reps, min(max_reps, int(budget_s / (t1 * inner))))
-    if busy:
-        busy()
-    ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for s, e in ev:
-        s.record()
-        for _ in range(inner):
-            fn(i)
-            i += 1
-        e.record()
-    ev[0][0].synchronize()
-    t0 = time.monotonic()
-    torch.cuda.synchronize()
-    t1 = time.monotonic()
-    per = [s.elapsed_time(e) * 1e-3 / inner for s, e in ev]
-    return quantile(per, 0.5), quantile(per, 0.1), quantile(per, 0.9), len(per), t0, t1
 
 
 def main():
@@ -113,26 +69,14 @@ def main():
     nvml = NvmlWindow()
     busy = None
     if args.sustained:
-        from gemm_check import Filler
         filler = Filler(gen)
-        t = time.monotonic()
-        while time.monotonic() - t < args.warmup_s:
-            filler.run(20)
-            torch.cuda.synchronize()
-        mhz, w, temp, _ = nvml.window(time.monotonic() - 2, time.monotonic())
-        print(f"attention_bench: warm-up {args.warmup_s:.0f} s: {mhz:.0f} MHz {w:.0f} W {temp:.0f} C", file=sys.stderr,
-              flush=True)
+        warm_up(filler, args.warmup_s, nvml, "attention_bench")
         busy = lambda: filler.run(4)  # ~6 ms of GEMMs ahead of the next launches
     clocks = "sustained" if args.sustained else ""
     with open(args.out, "w") as out:
-        out.write("# clustersim calibration samples v2\n")
-        out.write(f"# gpu: {props.name}\n# sm_count: {props.multi_processor_count}\n")
-        out.write(f"# memory_bytes: {props.total_memory}\n# host: {socket.gethostname()}\n")
-        out.write(f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
-        out.write(f"# tool: calibrate/pytorch/attention_bench.py (torch {torch.__version__}, SDPA backend "
-                  f"{args.backend}{', quick' if args.quick else ''}{', sustained' if args.sustained else ''})\n")
-        out.write(f"# cudnn: {torch.backends.cudnn.version()}\n# torch_cuda: {torch.version.cuda}\n")
-        out.write(COLUMNS + "\n")
+        tool = (f"calibrate/pytorch/attention_bench.py (torch {torch.__version__}, SDPA backend {args.backend}"
+                f"{', quick' if args.quick else ''}{', sustained' if args.sustained else ''})")
+        write_samples_header(out, tool, cudnn=torch.backends.cudnn.version(), torch_cuda=torch.version.cuda)
         n = 0
         wanted = args.dtypes.split(",")
         for dtype_name, dtype in [(n, t) for n, t in (("bf16", torch.bfloat16), ("fp16", torch.float16)) if n in wanted]:
@@ -140,7 +84,7 @@ def main():
                 n += 1
                 set_bytes = 4 * b * s * h * d * 2  # q, k, v, out
                 sets = max(1, min(8, math.ceil(3 * l2 / set_bytes)))
-                qs = [rand((b, s, h, d), dtype, gen).transpose(1, 2) for _ in range(3 * sets)]
+                qs = [rand_nonzero((b, s, h, d), gen, dtype).transpose(1, 2) for _ in range(3 * sets)]
                 for t in qs:
                     t.requires_grad_(True)
                 for direction in ("fwd", "bwd"):
@@ -153,18 +97,15 @@ def main():
                         else:
                             outs = [F.scaled_dot_product_attention(qs[3 * j], qs[3 * j + 1], qs[3 * j + 2],
                                                                    is_causal=True) for j in range(sets)]
-                            grads = [rand((b, s, h, d), dtype, gen).transpose(1, 2) for _ in range(sets)]
+                            grads = [rand_nonzero((b, s, h, d), gen, dtype).transpose(1, 2) for _ in range(sets)]
 
                             def fn(i):
                                 j = i % sets
                                 torch.autograd.grad(outs[j], (qs[3 * j], qs[3 * j + 1], qs[3 * j + 2]), grads[j],
                                                     retain_graph=True)
                         med, p10, p90, reps, t0, t1 = time_launches(fn, budget, busy=busy)
-                    mhz, watts, temp, reasons = nvml.window(t0, t1)
-                    out.write(f"attention,{direction},{dtype_name},0,0,0,{b},{h},{s},{d},0,1,{args.backend},"
-                              f"{med:.9g},{p10:.9g},{p90:.9g},{reps},{watts:.1f},,{clocks},{mhz:.0f},{temp:.0f},"
-                              f"{reasons}\n")
-                    out.flush()
+                    write_sample(out, "attention", direction, dtype_name, (med, p10, p90, reps), nvml.window(t0, t1),
+                                 batch=b, heads=h, seq=s, head_dim=d, algo=args.backend, clocks=clocks)
                     fl = 4.0 * b * h * s * s * d / 2 * (2.5 if direction == "bwd" else 1.0)
                     if n % 10 == 0 or direction == "bwd" and n == len(shapes):
                         print(f"[{time.time() - start:7.1f} s] attention {n}/{2 * len(shapes)} {direction} {dtype_name} "

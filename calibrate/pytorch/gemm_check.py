@@ -18,17 +18,14 @@ timed replays go with each sample. Output: a clustersim samples file (format v2,
 `clustersim-fit check-samples` reads it.
 """
 import argparse
-import datetime
 import math
 import random
-import socket
 import sys
 import time
 
 import torch
 
-from nvml_window import NvmlWindow
-from samples_file import COLUMNS, quantile
+from cs_bench import Filler, NvmlWindow, quantile, rand_nonzero, warm_up, write_sample, write_samples_header
 
 
 def draw_shapes(count, seed, max_flop):
@@ -41,24 +38,7 @@ def draw_shapes(count, seed, max_flop):
     return out
 
 
-def rand(shape, gen):
-    x = torch.rand(shape, device="cuda", dtype=torch.float32, generator=gen) * 0.5 + 0.5
-    sign = torch.randint(0, 2, shape, device="cuda", generator=gen) * 2 - 1
-    return x * sign
-
-
 CAPTURE_STREAM = []
-
-
-class Filler:
-    def __init__(self, gen):
-        self.a = rand((8192, 8192), gen).to(torch.bfloat16)
-        self.b = rand((8192, 8192), gen).to(torch.bfloat16)
-        self.c = torch.empty((8192, 8192), device="cuda", dtype=torch.bfloat16)
-
-    def run(self, n):
-        for _ in range(n):
-            torch.mm(self.a, self.b, out=self.c)
 
 
 def make_operands(dtype, layout, m, n, k, gen):
@@ -66,8 +46,8 @@ def make_operands(dtype, layout, m, n, k, gen):
     M = n, N = m; cuBLAS's first operand is b (transposed when b is a transposed view), its second a."""
     M, N, K = n, m, k
     op_b, op_a = layout[0], layout[1]
-    a = rand((K, M), gen).t() if op_a == "t" else rand((M, K), gen)
-    b = rand((N, K), gen).t() if op_b == "t" else rand((K, N), gen)
+    a = rand_nonzero((K, M), gen).t() if op_a == "t" else rand_nonzero((M, K), gen)
+    b = rand_nonzero((N, K), gen).t() if op_b == "t" else rand_nonzero((K, N), gen)
     if dtype == "fp8":
         return a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
     return a.to(torch.bfloat16), b.to(torch.bfloat16)
@@ -149,30 +129,19 @@ def main():
     start = time.monotonic()
     filler = Filler(gen)
     fp8 = hasattr(torch, "_scaled_mm") and hasattr(torch, "float8_e4m3fn")
-    while time.monotonic() - start < args.warmup_s:
-        filler.run(20)
-        torch.cuda.synchronize()
-    mhz, w, temp, _ = nvml.window(time.monotonic() - 2, time.monotonic())
-    print(f"gemm_check: warm-up {args.warmup_s:.0f} s: {mhz:.0f} MHz {w:.0f} W {temp:.0f} C", file=sys.stderr, flush=True)
+    warm_up(filler, args.warmup_s, nvml, "gemm_check")
     shapes = draw_shapes(args.count, args.seed, args.max_flop)
     variants = [("bf16", "tn"), ("bf16", "nn"), ("bf16", "nt")] + ([("fp8", "tn")] if fp8 else [])
+    # A shape replayed alone long enough for the power regulator to settle is timed at its own steady clock
+    # ("steady"); right after the fillers, at about theirs ("sustained").
+    clocks = "steady" if args.settle_ms >= 200 else "sustained"
     with open(args.out, "w") as out:
-        out.write("# clustersim calibration samples v2\n")
-        out.write(f"# gpu: {props.name}\n# sm_count: {props.multi_processor_count}\n")
-        out.write(f"# memory_bytes: {props.total_memory}\n# host: {socket.gethostname()}\n")
-        out.write(f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}\n")
-        out.write(f"# tool: calibrate/pytorch/gemm_check.py (torch {torch.__version__}, seed {args.seed}, "
-                  f"{args.count} shapes, back to back, CUDA graphs, "
-                  f"each replayed alone {args.settle_ms:g} ms before timing)\n")
-        out.write(f"# torch_cuda: {torch.version.cuda}\n# clocks: {'steady' if args.settle_ms >= 200 else 'sustained'}\n")
-        out.write(f"# power_limit_w: {nvml.power_limit_w}\n")
-        if not nvml.ok:
-            out.write(f"# nvml: {nvml.why}\n")
-        out.write(COLUMNS + "\n")
+        write_samples_header(out, f"calibrate/pytorch/gemm_check.py (torch {torch.__version__}, seed {args.seed}, "
+                                  f"{args.count} shapes, back to back, CUDA graphs, "
+                                  f"each replayed alone {args.settle_ms:g} ms before timing)",
+                             torch_cuda=torch.version.cuda, clocks=clocks, power_limit_w=nvml.power_limit_w,
+                             **({} if nvml.ok else {"nvml": nvml.why}))
         done = 0
-        # A shape replayed alone long enough for the power regulator to settle is timed at its own steady
-        # clock ("steady"); right after the fillers, at about theirs ("sustained").
-        clocks = "steady" if args.settle_ms >= 200 else "sustained"
         for (m, n, k) in shapes:
             for dtype, layout in variants:
                 done += 1
@@ -184,9 +153,8 @@ def main():
                     continue
                 mhz, w, temp, reasons = nvml.window(t0, t1)
                 nbytes = (m * k + k * n) * (1 if dtype == "fp8" else 2) + m * n * 2
-                out.write(f"gemm,gemm,{dtype},{m},{n},{k},1,0,0,0,{nbytes},1,torch,{med:.9g},{p10:.9g},{p90:.9g},"
-                          f"{reps},{w:.1f},{layout},{clocks},{mhz:.0f},{temp:.0f},{reasons}\n")
-                out.flush()
+                write_sample(out, "gemm", "gemm", dtype, (med, p10, p90, reps), (mhz, w, temp, reasons), m=m, n=n,
+                             k=k, nbytes=nbytes, algo="torch", layout=layout, clocks=clocks)
                 if done % 40 == 0:
                     print(f"[{time.monotonic() - start:6.1f} s] gemm_check {done}/{len(shapes) * len(variants)}: "
                           f"{dtype} {layout} {m}x{n}x{k} {med * 1e3:.3f} ms "

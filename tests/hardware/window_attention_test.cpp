@@ -1,6 +1,6 @@
 // Sliding-window attention (GPT-OSS, Mistral, Gemma 3): the band's FLOPs, the causal shape its tiles work like,
 // and the H200 profile's price of the window against the H200 measurement of run 14
-// (calibrate/pytorch/window_attention_study.py; profiles/h200-calibration/run14-window-attention).
+// (calibrate/studies/window_attention_study.py; profiles/h200-calibration/run14-window-attention).
 #include <gtest/gtest.h>
 
 #include <algorithm>

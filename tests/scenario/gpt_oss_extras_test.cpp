@@ -1,5 +1,5 @@
 // The simulator's price of Megatron-Core's two GPT-OSS-only paths against their measurement on an H100 (run 7,
-// profiles/h100-calibration/run7-gpt-oss-extras/gpt_oss_extras.json, calibrate/pytorch/gpt_oss_extras_study.py):
+// profiles/h100-calibration/run7-gpt-oss-extras/gpt_oss_extras.json, calibrate/studies/gpt_oss_extras_study.py):
 // the unfused YaRN RoPE on Q and K and the per-expert output-bias loop, at the shapes one GPU of a 64-GPU
 // GPT-OSS 120B run sees (EP 8: 16 local experts; micro-batch 4 of 4,096 tokens). The operators of a GPT-OSS MoE
 // layer, priced with profiles/h100-sxm.yaml's bandwidth-bound model, must give the measured GPU times of their

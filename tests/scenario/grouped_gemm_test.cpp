@@ -1,5 +1,5 @@
 // Grouped expert GEMMs (one GEMM per local expert, as Transformer Engine's GroupedLinear runs them) against H200
-// run 13 (calibrate/pytorch/grouped_gemm_study.py; profiles/h200-calibration/run13-grouped-gemm): MoE layers'
+// run 13 (calibrate/studies/grouped_gemm_study.py; profiles/h200-calibration/run13-grouped-gemm): MoE layers'
 // real shapes (Qwen3-30B-A3B, Qwen3-235B-A22B, DeepSeek-V3), bf16 and fp8, one after another on one stream, on
 // four streams, or as one batched GEMM, back to back after a warm-up. The simulator prices them as one batched
 // GEMM at the clock its power model gives (layer_ops.cpp). Where the GPU was the bottleneck - it held the board

@@ -1,5 +1,5 @@
 // The calibration hosts' speed on Transformer Engine issue #2053's yardstick (workload/parallel_plan.hpp,
-// kCalibrationHostLinearForward) against the pool hosts' measurements (calibrate/pytorch/host_linear_study.py).
+// kCalibrationHostLinearForward) against the pool hosts' measurements (calibrate/studies/host_linear_study.py).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,7 +10,7 @@ namespace cs {
 namespace {
 
 // The calibration hosts' figure on Transformer Engine issue #2053's yardstick (kCalibrationHostLinearForward) is the
-// mean of the pool hosts measured with calibrate/pytorch/host_linear_study.py (one torch.nn.Linear forward with
+// mean of the pool hosts measured with calibrate/studies/host_linear_study.py (one torch.nn.Linear forward with
 // autograd on, as the issue's script): H100 run 9's two hosts and run 15's.
 TEST(HostSpeed, CalibrationYardstickIsTheMeanOfThePoolHosts) {
   double sum = 0;

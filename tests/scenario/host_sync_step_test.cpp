@@ -1,4 +1,4 @@
-// The host-issue model against H200 run 10 (calibrate/pytorch/host_sync_study.py;
+// The host-issue model against H200 run 10 (calibrate/studies/host_sync_study.py;
 // profiles/h200-calibration/run10-host-sync/host_sync.json): the same six-layer Qwen3-MoE-shaped model, with the
 // per-expert counts copied to the host before the expert GEMMs (`balanced`: the dropless dispatcher's sync) or
 // known in advance (`static`), predicted with training.moe_host_sync true / false, the eager kernel gap and
@@ -57,7 +57,7 @@ namespace cs {
 namespace {
 
 // The grouped-launch constants (workload/parallel_plan.hpp) are the means of H200 run 12
-// (calibrate/pytorch/native_launch_study.py): host time per kernel launched from a C++ loop through ATen, GEMMs
+// (calibrate/studies/native_launch_study.py): host time per kernel launched from a C++ loop through ATen, GEMMs
 // (one per expert, as Transformer Engine's GroupedLinear) and small kernels (a per-expert fp8 cast's), and a
 // Python loop of the same GEMMs costs the host more per kernel than the C++ loop.
 TEST(NativeLaunch, ConstantsAreTheMeansOfRun12) {

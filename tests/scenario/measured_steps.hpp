@@ -57,7 +57,7 @@ inline Scenario moe_step_on_one_h200(const nlohmann::json& m) {
   return sc;
 }
 
-/// The layer calibrate/pytorch/mcore_te_step_study.py builds (H200 run 15, H100 run 12): Qwen3-30B-A3B's attention
+/// The layer calibrate/studies/mcore_te_step_study.py builds (H200 run 15, H100 run 12): Qwen3-30B-A3B's attention
 /// (32 heads of 128, 4 KV groups, QK norm) with SwiGLU, in `layers` layers at `seq` tokens; MoE: 16 experts of FFN
 /// 768, top-8 (one GPU's expert work at EP 8), dense: FFN 6,144.
 inline ModelSpec mcore_te_study_layer(int layers, bool moe, int seq) {

@@ -1,5 +1,5 @@
 // Megatron-Core 0.15.4 on Transformer Engine 2.9 (NeMo 25.11's stack), one H200 (H200 run 15,
-// profiles/h200-calibration/run15-mcore-te, calibrate/pytorch/mcore_te_step_study.py): Qwen3-30B-A3B's layer,
+// profiles/h200-calibration/run15-mcore-te, calibrate/studies/mcore_te_step_study.py): Qwen3-30B-A3B's layer,
 // dense (FFN 6,144) or MoE (16 experts of FFN 768, top-8, force-balanced, dropless alltoall dispatcher at EP 1),
 // bf16 or fp8 with current scaling, micro-batches of 1 x 128 tokens (the GPU idles: the host's time) and 2 x 4,096.
 // One layer's time is the difference of the 6- and 2-layer models over 4. The model prices such a layer with the

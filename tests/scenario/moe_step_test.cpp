@@ -1,5 +1,5 @@
 // The MoE layer against a measured step: one GPU of an H200 node training a 6-layer Qwen3-MoE-shaped model in
-// eager PyTorch (calibrate/pytorch/moe_step.py; profiles/h200-calibration/run6-moe/moe_step.json), predicted with
+// eager PyTorch (calibrate/studies/moe_step.py; profiles/h200-calibration/run6-moe/moe_step.json), predicted with
 // the measured H200 profile, the eager kernel gap and the host-issue model (32 us of host time per launch, run
 // 10). The four configurations keep the expert FLOPs fixed while the expert count (hence the per-expert GEMM
 // launches) goes 128, 32, 8, then a dense FFN of the same width. Predicted 2026-12-04: 128 experts +10.9% (the

@@ -1,6 +1,6 @@
 // The simulator's price of a Mamba-2 layer's SSD scan against mamba_ssm's Triton kernels as Megatron-Core runs
 // them (mamba_chunk_scan_combined), measured on an H100 (run 8, profiles/h100-calibration/run8-ssd-triton/,
-// calibrate/pytorch/ssd_triton_study.py) at the shapes one GPU of the Nemotron-H and Nemotron 3 rows sees. The
+// calibrate/studies/ssd_triton_study.py) at the shapes one GPU of the Nemotron-H and Nemotron 3 rows sees. The
 // SSD operators of sim/workload/layer_ops.cpp (the dt cumsum, the stacked chunk GEMMs, the fp32 state passing;
 // priced from cuBLAS batched GEMMs, run 6) must give the measured forward-plus-backward time within 15%. The
 // split is not the kernels': the Triton forward is 5 kernels and 0.6x the price, its backward 43 kernels and

@@ -12,15 +12,15 @@ temperature are recorded over each case, and the host CPU's model with the resul
 """
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
-import time
 
 import torch
 
-from nvml_window import NvmlWindow
-from queued_timing import sleep_cycles
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, host_time_queued  # noqa: E402
 
 
 def cpu_model():
@@ -35,32 +35,13 @@ def cpu_model():
 
 
 def measure(name, fn, calls, reps, nvml):
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    t0 = time.monotonic()
-    host, gpu = [], []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda._sleep(sleep_cycles(60.0))  # the GPU sleeps while the host queues the calls below
-        a.record()
-        h0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        h1 = time.perf_counter()
-        b.record()
-        b.synchronize()
-        host.append((h1 - h0) / calls * 1e6)
-        gpu.append(a.elapsed_time(b) * 1e3 / calls)
-    t1 = time.monotonic()
-    mhz, watts, temp, reasons = nvml.window(t0, t1)
+    host, gpu, (t0, t1) = host_time_queued(fn, calls, reps, sleep_ms=60.0)
     r = dict(name=name, calls=calls, repetitions=reps,
              host_us_per_call_median=statistics.median(host), host_us_per_call_min=min(host),
-             gpu_us_per_call_median=statistics.median(gpu),
-             nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons))
+             gpu_us_per_call_median=statistics.median(gpu), nvml=nvml.summary(t0, t1))
     print(f"host_linear_study: {name}: host {r['host_us_per_call_median']:.2f} us/call (min "
-          f"{r['host_us_per_call_min']:.2f}), GPU {r['gpu_us_per_call_median']:.1f} us/call, {mhz:.0f} MHz "
-          f"{watts:.0f} W", file=sys.stderr, flush=True)
+          f"{r['host_us_per_call_min']:.2f}), GPU {r['gpu_us_per_call_median']:.1f} us/call, "
+          f"{r['nvml']['sm_mhz_median']:.0f} MHz {r['nvml']['watts_median']:.0f} W", file=sys.stderr, flush=True)
     return r
 
 
@@ -71,8 +52,7 @@ def main():
     ap.add_argument("--reps", type=int, default=15)
     args = ap.parse_args()
     nvml = NvmlWindow()
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0),
-               cpu=cpu_model(), python=platform.python_version(), power_limit_w=nvml.power_limit_w)
+    env = environment(nvml, cpu=cpu_model(), python=platform.python_version())
     hidden, tokens = 2048, 8192
     layer = torch.nn.Linear(hidden, hidden, device="cuda", dtype=torch.bfloat16)
     x = torch.randn(tokens, hidden, device="cuda", dtype=torch.bfloat16)

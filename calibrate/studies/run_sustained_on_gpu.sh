@@ -1,5 +1,6 @@
 #!/bin/bash
-# The sustained-clock calibration as run on the GPU machine (docs/calibration.md, "Sustained clocks"):
+# The sustained-clock calibration as run on the GPU machine (docs/calibration.md, "Sustained clocks"; H200 run 4 and
+# H100 run 1):
 #   1. a short burst sweep (--quick GEMM grid, bf16 in TN/NN/NT, every format in TN) and the burst power points;
 #   2. the sustained calibration: time-based warm-up, the GEMM+copy duty-cycle sweep, every GEMM format (bf16
 #      in all three layouts, 240 random shapes plus the transformer grid) and the bandwidth-bound kernels, all
@@ -8,7 +9,9 @@
 #   4. the GPT training steps with their clock and power.
 # Each part has its own time limit so the whole fits one device call; what ran is kept if a later part fails.
 #
-#   calibrate/run_sustained_on_gpu.sh OUTDIR [TOTAL_SECONDS]
+#   calibrate/studies/run_sustained_on_gpu.sh OUTDIR [TOTAL_SECONDS]     (from the repository's root)
+#
+# calibrate/calibrate_gpus.sh now calibrates a GPU in one command; this script is kept as the record of those runs.
 set -u -o pipefail
 outdir=${1:?usage: run_sustained_on_gpu.sh OUTDIR [TOTAL_SECONDS]}
 total=${2:-570}

@@ -13,7 +13,7 @@ Per step it records the GPU time of forward+backward (CUDA events), the host tim
 (profiler). Tiny configurations (256 tokens) make the GPU work negligible, so their time is the host's.
 """
 import argparse
-import json
+import os
 import statistics
 import sys
 import time
@@ -22,15 +22,26 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from moe_step import MoE, Model
-from nvml_window import NvmlWindow
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, kernel_count, write_results  # noqa: E402
 
 
-def kernel_count(model, idx, tgt):
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        model(idx, tgt).backward()
-        torch.cuda.synchronize()
-    return sum(e.count for e in prof.key_averages() if getattr(e, "self_device_time_total", 0.0) > 0)
+# moe_step.py's model at full size (2 x 4,096 tokens) and tiny (256 tokens: the GPU's work is negligible), also
+# host_phase_study.py's.
+BASE = dict(hidden=2048, heads=32, kv_heads=4, head_dim=128, layers=6, vocab=151936)
+CONFIGS = [
+    dict(BASE, name="moe-e128-k8", seq=4096, batch=2, experts=128, top_k=8, expert_ffn=768),
+    dict(BASE, name="moe-e32-k2", seq=4096, batch=2, experts=32, top_k=2, expert_ffn=3072),
+    dict(BASE, name="moe-e128-k8-tiny", seq=256, batch=1, experts=128, top_k=8, expert_ffn=768),
+    dict(BASE, name="moe-e32-k2-tiny", seq=256, batch=1, experts=32, top_k=2, expert_ffn=3072),
+    dict(BASE, name="dense-tiny", seq=256, batch=1, experts=0, top_k=1, expert_ffn=6144, vocab=2048),
+]
+
+
+def routings(cfg):
+    """The routings a configuration runs with: both for MoE layers, `static` alone (no routing) for a dense FFN."""
+    return ("static",) if cfg["experts"] == 0 else ("balanced", "static")
 
 
 def setup(cfg, routing):
@@ -57,35 +68,54 @@ def select(ap, configs, only):
     return [c for c in configs if c["name"] in names]
 
 
+def time_eager_steps(model, idx, tgt, steps, warmup, split=False):
+    """Forward and backward of `model` on one batch, `steps` times after `warmup`, each started with the gradients
+    cleared and the GPU idle. Per timed step: the host's time until backward() returns (`host_ms`) and the GPU's
+    between CUDA events (`gpu_step_ms`); with `split`, an event where the forward returns splits both into
+    `host_fwd_ms` / `host_bwd_ms` and `gpu_fwd_ms` / `gpu_bwd_ms` (host_phase_study.py). Returns the lists by
+    name and the monotonic window of the timed steps."""
+    rec = {k: [] for k in ("host_ms", "gpu_step_ms") + (("host_fwd_ms", "host_bwd_ms", "gpu_fwd_ms", "gpu_bwd_ms")
+                                                         if split else ())}
+    t_timed = None
+    for i in range(warmup + steps):
+        if i == warmup:
+            t_timed = time.monotonic()
+        for p in model.parameters():
+            p.grad = None
+        torch.cuda.synchronize()
+        a, m, b = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+        h0 = time.perf_counter()
+        a.record()
+        loss = model(idx, tgt)
+        if split:
+            m.record()
+        h1 = time.perf_counter()
+        loss.backward()
+        b.record()
+        h2 = time.perf_counter()
+        b.synchronize()
+        if i >= warmup:
+            rec["host_ms"].append((h2 - h0) * 1e3)
+            rec["gpu_step_ms"].append(a.elapsed_time(b))
+            if split:
+                rec["host_fwd_ms"].append((h1 - h0) * 1e3)
+                rec["host_bwd_ms"].append((h2 - h1) * 1e3)
+                rec["gpu_fwd_ms"].append(a.elapsed_time(m))
+                rec["gpu_bwd_ms"].append(m.elapsed_time(b))
+    return rec, (t_timed, time.monotonic())
+
+
 def run(cfg, routing, steps, warmup, nvml):
     model, idx, tgt = setup(cfg, routing)
-    gpu_ms, host_ms = [], []
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-        t_timed = None
-        for i in range(warmup + steps):
-            if i == warmup:
-                t_timed = time.monotonic()
-            for p in model.parameters():
-                p.grad = None
-            torch.cuda.synchronize()
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            h0 = time.perf_counter()
-            a.record()
-            model(idx, tgt).backward()
-            b.record()
-            h1 = time.perf_counter()
-            b.synchronize()
-            if i >= warmup:
-                gpu_ms.append(a.elapsed_time(b))
-                host_ms.append((h1 - h0) * 1e3)
-        t_end = time.monotonic()
-        kernels = kernel_count(model, idx, tgt)
-    mhz, watts, temp, reasons = nvml.window(t_timed, t_end)
+        rec, window = time_eager_steps(model, idx, tgt, steps, warmup)
+        kernels = kernel_count(lambda: model(idx, tgt).backward())
     del model
     torch.cuda.empty_cache()
+    gpu_ms, host_ms = rec["gpu_step_ms"], rec["host_ms"]
     return dict(cfg, routing=routing, fwd_bwd_ms_median=statistics.median(gpu_ms), fwd_bwd_ms_min=min(gpu_ms),
                 host_issue_ms_median=statistics.median(host_ms), kernels=kernels, steps=steps, warmup=warmup,
-                nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons))
+                nvml=nvml.summary(*window))
 
 
 def main():
@@ -93,21 +123,12 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", default="", help="comma-separated configuration names to run (default: all)")
     args = ap.parse_args()
-    base = dict(hidden=2048, heads=32, kv_heads=4, head_dim=128, layers=6, vocab=151936)
-    configs = [
-        dict(base, name="moe-e128-k8", seq=4096, batch=2, experts=128, top_k=8, expert_ffn=768),
-        dict(base, name="moe-e32-k2", seq=4096, batch=2, experts=32, top_k=2, expert_ffn=3072),
-        dict(base, name="moe-e128-k8-tiny", seq=256, batch=1, experts=128, top_k=8, expert_ffn=768),
-        dict(base, name="moe-e32-k2-tiny", seq=256, batch=1, experts=32, top_k=2, expert_ffn=3072),
-        dict(base, name="dense-tiny", seq=256, batch=1, experts=0, top_k=1, expert_ffn=6144, vocab=2048),
-    ]
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0))
+    configs = select(ap, CONFIGS, args.only)
     nvml = NvmlWindow()
-    env["power_limit_w"] = nvml.power_limit_w
+    env = environment(nvml)
     results = []
-    configs = select(ap, configs, args.only)
     for cfg in configs:
-        for routing in (("static",) if cfg["experts"] == 0 else ("balanced", "static")):
+        for routing in routings(cfg):
             t0 = time.time()
             r = run(cfg, routing, steps=10, warmup=4, nvml=nvml)
             print(f"host_sync_study: {r['name']} {routing}: fwd+bwd {r['fwd_bwd_ms_median']:.2f} ms (GPU events), "
@@ -115,8 +136,7 @@ def main():
                   f"{r['nvml']['sm_mhz_median']:.0f} MHz {r['nvml']['watts_median']:.0f} W [{time.time() - t0:.0f} s]",
                   file=sys.stderr, flush=True)
             results.append(r)
-            with open(args.out, "w") as f:
-                json.dump(dict(environment=env, results=results), f, indent=1)
+            write_results(args.out, env, results)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ were queued behind a long sleep (the GPU's own floor, kernel plus the gap betwee
 clock, power and temperature are recorded over each measurement.
 """
 import argparse
-import json
+import os
 import statistics
 import sys
 import time
@@ -23,8 +23,8 @@ import time
 import torch
 from torch.utils.cpp_extension import load_inline
 
-from nvml_window import NvmlWindow
-from queued_timing import sleep_cycles
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, host_times_idle, kernel_count, sleep_cycles, write_results  # noqa: E402
 
 CPP = r"""
 #include <torch/extension.h>
@@ -58,14 +58,7 @@ def measure(name, fn, kernels_per_call, calls, nvml):
         fn()
     torch.cuda.synchronize()
     t0 = time.monotonic()
-    host = []
-    for _ in range(calls):
-        torch.cuda.synchronize()
-        h0 = time.perf_counter()
-        fn()
-        h1 = time.perf_counter()
-        host.append((h1 - h0) / kernels_per_call * 1e6)
-    torch.cuda.synchronize()
+    host = [t / kernels_per_call * 1e6 for t in host_times_idle(fn, calls, warmup=0)]
     gpu = []
     for _ in range(calls):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -75,24 +68,14 @@ def measure(name, fn, kernels_per_call, calls, nvml):
         b.record()
         b.synchronize()
         gpu.append(a.elapsed_time(b) * 1e3 / kernels_per_call)
-    t1 = time.monotonic()
-    mhz, watts, temp, reasons = nvml.window(t0, t1)
     r = dict(name=name, kernels_per_call=kernels_per_call, calls=calls,
              host_us_per_kernel_median=statistics.median(host), host_us_per_kernel_min=min(host),
              gpu_us_per_kernel_queued_median=statistics.median(gpu), gpu_us_per_kernel_queued_min=min(gpu),
-             nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons))
+             nvml=nvml.summary(t0, time.monotonic()))
     print(f"native_launch_study: {name}: host {r['host_us_per_kernel_median']:.2f} us/kernel, GPU queued "
           f"{r['gpu_us_per_kernel_queued_median']:.2f} us/kernel ({kernels_per_call} kernels per call), "
-          f"{mhz:.0f} MHz {watts:.0f} W", file=sys.stderr, flush=True)
+          f"{r['nvml']['sm_mhz_median']:.0f} MHz {r['nvml']['watts_median']:.0f} W", file=sys.stderr, flush=True)
     return r
-
-
-def kernel_count(fn):
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return sum(e.count for e in prof.key_averages() if getattr(e, "self_device_time_total", 0.0) > 0)
 
 
 def main():
@@ -102,9 +85,8 @@ def main():
     args = ap.parse_args()
     ext = load_inline(name="native_launch_ext", cpp_sources=CPP, functions=["grouped_mm", "grouped_cast4"],
                       extra_cflags=["-O2"], verbose=False)
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0))
     nvml = NvmlWindow()
-    env["power_limit_w"] = nvml.power_limit_w
+    env = environment(nvml)
     results = []
     h, f = 2048, 1536
     for experts in (16, 64):
@@ -131,8 +113,7 @@ def main():
                 r = measure(f"{name}-{tag}", fn, k, args.calls, nvml)
                 r.update(experts=experts, rows=rows, hidden=h, ffn=f)
                 results.append(r)
-                with open(args.out, "w") as fo:
-                    json.dump(dict(environment=env, results=results), fo, indent=1)
+                write_results(args.out, env, results)
     a = torch.randn(256, 256, device="cuda", dtype=torch.bfloat16)
     c = torch.empty_like(a)
 
@@ -142,8 +123,7 @@ def main():
 
     r = measure("python_op-add", python_op, kernel_count(python_op), args.calls, nvml)
     results.append(r)
-    with open(args.out, "w") as fo:
-        json.dump(dict(environment=env, results=results), fo, indent=1)
+    write_results(args.out, env, results)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ import traceback
 import torch
 import torch.nn.functional as F
 
-from mcore_host_study import time_iterations
-from nvml_window import NvmlWindow
+from mcore_host_study import init_megatron, mean_loss, time_iterations
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, host_time_queued, profiled, write_results  # noqa: E402
 
 
 def build(layers, experts, seq, precision, ddp, a2a_overlap=False, overrides=()):
@@ -88,15 +90,11 @@ def run(layers, experts, seq, batch, precision, args, nvml, a2a_overlap=False):
     tokens = torch.randint(0, 32768, (batch, seq), device="cuda")
     pos = torch.arange(seq, device="cuda").unsqueeze(0).expand(batch, seq)
 
-    def loss_func(out):
-        loss = out.float().mean()
-        return loss, {"loss": loss.detach()}
-
     def step_func(it, m, return_schedule_plan=False):
         next(it)
         if return_schedule_plan:  # the merged schedule asks for the model's schedule plan instead of its output
-            return m.build_schedule_plan(tokens, pos, None, labels=tokens), loss_func
-        return m(tokens, pos, None, labels=tokens), loss_func
+            return m.build_schedule_plan(tokens, pos, None, labels=tokens), mean_loss
+        return m(tokens, pos, None, labels=tokens), mean_loss
 
     fb = get_forward_backward_func()
 
@@ -124,8 +122,7 @@ def run(layers, experts, seq, batch, precision, args, nvml, a2a_overlap=False):
              ms_min=min(walls), ms_max=max(walls), gpu_busy_ms_per_micro_batch=busy_us / 1e3 / mb,
              kernels_per_micro_batch=len(kernels) / mb,
              kernels_by_name=[dict(name=n, per_micro_batch=c / mb, us_per_micro_batch=t / mb) for n, (c, t) in top],
-             nvml=dict(zip(("sm_mhz_median", "watts_median", "temp_c_max", "clock_event_reasons"),
-                           nvml.window(t_window0, t_window1))))
+             nvml=nvml.summary(t_window0, t_window1))
     if args.timeline and layers == 6:
         r["phases"] = phase_timeline(iteration, mb, os.path.join(
             args.timeline, f"{r['config']}{'_a2a' if a2a_overlap else ''}_{precision}_{batch}x{seq}_{layers}l.json.gz"))
@@ -139,13 +136,9 @@ def phase_timeline(iteration, micro_batches, path):
     its trace kept gzipped at `path`, summarised by phase (trace_phases.py)."""
     import gzip
     import shutil
-    from torch.profiler import ProfilerActivity, profile
     from trace_phases import load, summarise
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        iteration()
-        torch.cuda.synchronize()
     raw = path[:-3]
-    prof.export_chrome_trace(raw)
+    profiled(iteration).export_chrome_trace(raw)
     summary = summarise(load(raw), micro_batches)
     with open(raw, "rb") as src, gzip.open(path, "wb") as dst:
         shutil.copyfileobj(src, dst)
@@ -187,24 +180,13 @@ def yardstick(nvml, calls=200, reps=15):
     """Host time of one forward of torch.nn.Linear and of Transformer Engine's Linear (bf16, hidden 2,048, 8,192
     tokens), the GPU kept busy by a sleep queued first: TE issue #2053's yardstick (host_linear_study.py)."""
     import transformer_engine.pytorch as te
-    from queued_timing import sleep_cycles
     x = torch.randn(8192, 2048, device="cuda", dtype=torch.bfloat16)
     out = {}
     for name, layer in (("torch.nn.Linear", torch.nn.Linear(2048, 2048, bias=False)),
                         ("te.Linear", te.Linear(2048, 2048, bias=False, params_dtype=torch.bfloat16))):
         layer = layer.to("cuda", torch.bfloat16)
         with torch.no_grad():
-            for _ in range(10):
-                layer(x)
-            torch.cuda.synchronize()
-            host = []
-            for _ in range(reps):
-                torch.cuda._sleep(sleep_cycles(80.0))
-                h0 = time.perf_counter()
-                for _ in range(calls):
-                    layer(x)
-                host.append((time.perf_counter() - h0) / calls * 1e6)
-                torch.cuda.synchronize()
+            host, _gpu, _window = host_time_queued(lambda: layer(x), calls, reps, sleep_ms=80.0)
         out[name] = dict(host_us_per_call_median=statistics.median(host), host_us_per_call_min=min(host))
         print(json.dumps({"yardstick": name, **out[name]}), flush=True)
     return out
@@ -232,21 +214,11 @@ def main():
     ap.add_argument("--ddp", action="store_true", help="wrap in Megatron-Core's DistributedDataParallel")
     args = ap.parse_args()
     args.set = [(k, ast.literal_eval(v)) for k, v in (kv.split("=", 1) for kv in args.set)]
-    sys.path.insert(0, os.path.abspath(args.mcore))
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29512")
-    torch.distributed.init_process_group("nccl", rank=0, world_size=1)
-    torch.cuda.set_device(0)
-    from megatron.core import parallel_state
-    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
-    parallel_state.initialize_model_parallel(1, 1)
-    model_parallel_cuda_manual_seed(1234)
-    import megatron.core
+    megatron_core = init_megatron(args.mcore, 29512)
     import transformer_engine
     nvml = NvmlWindow()
-    env = dict(overrides=dict(args.set), torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(),
-               megatron_core=getattr(megatron.core, "__version__", "?"),
-               transformer_engine=getattr(transformer_engine, "__version__", "?"), power_limit_w=nvml.power_limit_w)
+    env = environment(nvml, overrides=dict(args.set), megatron_core=getattr(megatron_core, "__version__", "?"),
+                      transformer_engine=getattr(transformer_engine, "__version__", "?"))
     if "on" in args.a2a_overlap.split(","):
         ep1_stand_ins()
     results = []
@@ -274,8 +246,7 @@ def main():
                     r["wall_s"] = round(time.time() - t0, 1)
                     print(json.dumps({k: v for k, v in r.items() if k != "kernels_by_name"}), flush=True)
                     results.append(r)
-                    with open(args.out, "w") as f:
-                        json.dump(dict(environment=env, results=results), f, indent=1)
+                    write_results(args.out, env, results)
     torch.distributed.destroy_process_group()
 
 

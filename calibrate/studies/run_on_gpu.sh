@@ -1,9 +1,13 @@
 #!/bin/bash
-# The whole single-GPU calibration as run on the GPU machine (docs/calibration.md): the C++ runner
-# (GEMMs, bandwidth-bound kernels, host copies, NCCL, power), the attention benchmark through PyTorch's
-# fused SDPA kernels, and real GPT training steps for validation. Writes everything into OUTDIR.
+# The whole single-GPU calibration at burst clocks as run on the GPU machine (docs/calibration.md, "Exact commands";
+# the H200's runs 1 and 2): the C++ runner (GEMMs, bandwidth-bound kernels, host copies, NCCL, power), the attention
+# benchmark through PyTorch's fused SDPA kernels, and real GPT training steps for validation. Writes everything into
+# OUTDIR.
 #
-#   calibrate/run_on_gpu.sh OUTDIR [--quick]
+#   calibrate/studies/run_on_gpu.sh OUTDIR [--quick]     (from the repository's root)
+#
+# calibrate/calibrate_gpus.sh now calibrates a GPU in one command, at the clocks training sees; this script is kept
+# as the record of those runs.
 #
 # Expects the runner built on the build machine at build-cal/dist/clustersim-calibrate (see the docs).
 set -u -o pipefail

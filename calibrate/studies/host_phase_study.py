@@ -12,6 +12,7 @@ nearly idle, so their phases' times are the host's own.
 """
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -19,25 +20,15 @@ import time
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from host_sync_study import select, setup
-from nvml_window import NvmlWindow
+from host_sync_study import BASE, CONFIGS, routings, select, setup, time_eager_steps
 
-
-def kernels_of(fn):
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return sum(e.count for e in prof.key_averages() if getattr(e, "self_device_time_total", 0.0) > 0)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, kernel_count, profiled, write_results  # noqa: E402
 
 
 def trace_kernels(fn, path):
     """(start, duration) in us of every GPU kernel of one call of `fn`, from the profiler's trace."""
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    prof.export_chrome_trace(path)
+    profiled(fn).export_chrome_trace(path)
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     return sorted((e["ts"], e["dur"]) for e in events if e.get("cat") == "kernel" and e.get("ph") == "X")
@@ -65,42 +56,18 @@ def summary(xs):
 
 def run(cfg, routing, steps, warmup, nvml, trace_path=None):
     model, idx, tgt = setup(cfg, routing)
-    rec = {k: [] for k in ("host_fwd_ms", "host_bwd_ms", "gpu_fwd_ms", "gpu_bwd_ms", "gpu_step_ms")}
     with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-        t_timed = None
-        for i in range(warmup + steps):
-            if i == warmup:
-                t_timed = time.monotonic()
-            for p in model.parameters():
-                p.grad = None
-            torch.cuda.synchronize()
-            a, m, b = (torch.cuda.Event(enable_timing=True) for _ in range(3))
-            h0 = time.perf_counter()
-            a.record()
-            loss = model(idx, tgt)
-            m.record()
-            h1 = time.perf_counter()
-            loss.backward()
-            b.record()
-            h2 = time.perf_counter()
-            b.synchronize()
-            if i >= warmup:
-                rec["host_fwd_ms"].append((h1 - h0) * 1e3)
-                rec["host_bwd_ms"].append((h2 - h1) * 1e3)
-                rec["gpu_fwd_ms"].append(a.elapsed_time(m))
-                rec["gpu_bwd_ms"].append(m.elapsed_time(b))
-                rec["gpu_step_ms"].append(a.elapsed_time(b))
-        t_end = time.monotonic()
-        fwd_kernels = kernels_of(lambda: model(idx, tgt))
-        step_kernels = kernels_of(lambda: model(idx, tgt).backward())
+        rec, window = time_eager_steps(model, idx, tgt, steps, warmup, split=True)
+        del rec["host_ms"]  # host_fwd_ms + host_bwd_ms
+        fwd_kernels = kernel_count(lambda: model(idx, tgt))
+        step_kernels = kernel_count(lambda: model(idx, tgt).backward())
         timeline = (kernel_timeline(lambda: model(idx, tgt), lambda: model(idx, tgt).backward(), trace_path)
                     if trace_path else None)
-    mhz, watts, temp, reasons = nvml.window(t_timed, t_end)
+    reading = nvml.summary(*window)
     del model
     torch.cuda.empty_cache()
     out = dict(cfg, routing=routing, steps=steps, warmup=warmup, fwd_kernels=fwd_kernels,
-               bwd_kernels=step_kernels - fwd_kernels,
-               nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons))
+               bwd_kernels=step_kernels - fwd_kernels, nvml=reading)
     for k, xs in rec.items():
         out[k] = summary(xs)
     if timeline:
@@ -116,22 +83,15 @@ def main():
     ap.add_argument("--timeline", default="", help="directory for one profiled step's trace per run: adds each "
                     "phase's kernel busy and idle time (default: none)")
     args = ap.parse_args()
-    base = dict(hidden=2048, heads=32, kv_heads=4, head_dim=128, layers=6, vocab=151936)
-    configs = [
-        dict(base, name="moe-e128-k8", seq=4096, batch=2, experts=128, top_k=8, expert_ffn=768),
-        dict(base, name="moe-e32-k2", seq=4096, batch=2, experts=32, top_k=2, expert_ffn=3072),
-        dict(base, name="dense-ffn6144", seq=4096, batch=2, experts=0, top_k=1, expert_ffn=6144),
-        dict(base, name="moe-e128-k8-tiny", seq=256, batch=1, experts=128, top_k=8, expert_ffn=768),
-        dict(base, name="moe-e32-k2-tiny", seq=256, batch=1, experts=32, top_k=2, expert_ffn=3072),
-        dict(base, name="dense-tiny", seq=256, batch=1, experts=0, top_k=1, expert_ffn=6144, vocab=2048),
-    ]
+    # host_sync_study.py's configurations and a full-size dense one.
+    configs = CONFIGS[:2] + [dict(BASE, name="dense-ffn6144", seq=4096, batch=2, experts=0, top_k=1,
+                                  expert_ffn=6144)] + CONFIGS[2:]
     configs = select(ap, configs, args.only)
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0))
     nvml = NvmlWindow()
-    env["power_limit_w"] = nvml.power_limit_w
+    env = environment(nvml)
     results = []
     for cfg in configs:
-        for routing in (("static",) if cfg["experts"] == 0 else ("balanced", "static")):
+        for routing in routings(cfg):
             t0 = time.time()
             trace = f"{args.timeline}/{cfg['name']}-{routing}.json" if args.timeline else None
             r = run(cfg, routing, steps=args.steps, warmup=4, nvml=nvml, trace_path=trace)
@@ -144,8 +104,7 @@ def main():
                 print(f"  {phase}: {t['kernels']} kernels busy {t['busy_ms']:.2f} ms, idle {t['idle_ms']:.2f} ms, "
                       f"gap median {t['gap_median_us']:.1f} us, p10 {t['gap_p10_us']:.1f} us", file=sys.stderr, flush=True)
             results.append(r)
-            with open(args.out, "w") as f:
-                json.dump(dict(environment=env, results=results), f, indent=1)
+            write_results(args.out, env, results)
 
 
 if __name__ == "__main__":

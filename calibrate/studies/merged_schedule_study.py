@@ -23,7 +23,7 @@ The expert work per GPU is row 190's (Qwen3-30B-A3B at EP 8: 16 local experts of
 Per schedule: wall time per micro-batch (forward + backward) in steady state, NVML clock and power.
 """
 import argparse
-import json
+import os
 import statistics
 import sys
 import time
@@ -33,7 +33,9 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from moe_step import Block, GroupedLinearFn
-from nvml_window import NvmlWindow
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, write_results  # noqa: E402
 
 
 class Layer:
@@ -228,12 +230,11 @@ def run(cfg, schedule, micro_batches, warmup, nvml):
             if i >= warmup:
                 times.append((time.perf_counter() - t0) * 1e3)
         t_end = time.monotonic()
-    mhz, watts, temp, reasons = nvml.window(t_timed, t_end)
+    reading = nvml.summary(t_timed, t_end)
     del blocks, layers, pending
     torch.cuda.empty_cache()
     return dict(cfg, schedule=schedule, ms_per_micro_batch_median=statistics.median(times),
-                ms_min=min(times), ms_max=max(times), micro_batches=micro_batches, warmup=warmup,
-                nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons))
+                ms_min=min(times), ms_max=max(times), micro_batches=micro_batches, warmup=warmup, nvml=reading)
 
 
 def main():
@@ -244,9 +245,8 @@ def main():
     base = dict(hidden=2048, heads=32, kv_heads=4, head_dim=128, layers=4, experts=16, top_k=8, expert_ffn=768)
     configs = [dict(base, name="qwen3-30b-ep8-tiny", seq=256, batch=1),    # the same launches, negligible GPU work
                dict(base, name="qwen3-30b-ep8-layer", seq=4096, batch=2)]  # row 190's per-GPU layer work
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0))
     nvml = NvmlWindow()
-    env["power_limit_w"] = nvml.power_limit_w
+    env = environment(nvml)
     results = []
     for cfg in configs:
         for schedule in ("plain", "nodes-seq", "merged-post", "merged-disp", "merged-none"):
@@ -260,8 +260,7 @@ def main():
                   f"micro-batch (fwd+bwd of {cfg['layers']} layers) {r['nvml']['sm_mhz_median']:.0f} MHz "
                   f"{r['nvml']['watts_median']:.0f} W [{time.time() - t0:.0f} s]", file=sys.stderr, flush=True)
             results.append(r)
-            with open(args.out, "w") as f:
-                json.dump(dict(environment=env, results=results), f, indent=1)
+            write_results(args.out, env, results)
 
 
 if __name__ == "__main__":

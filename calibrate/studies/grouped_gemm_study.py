@@ -11,14 +11,15 @@ in bf16 (torch.mm) and fp8 (torch._scaled_mm, per-tensor scales). NVML SM clock,
 recorded over each measurement.
 """
 import argparse
-import json
+import os
 import statistics
 import sys
 import time
 
 import torch
 
-from nvml_window import NvmlWindow
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, write_results  # noqa: E402
 
 # (name, experts, rows per expert, n, k): forward GEMMs of the expert FFN (fc1 = gate+up fused, fc2 = down).
 SHAPES = [
@@ -90,9 +91,8 @@ def main():
     ap.add_argument("--warmup-s", type=float, default=2.0)
     ap.add_argument("--reps", type=int, default=30)
     args = ap.parse_args()
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(0))
     nvml = NvmlWindow()
-    env["power_limit_w"] = nvml.power_limit_w
+    env = environment(nvml)
     global ONE
     ONE = torch.ones((), device="cuda", dtype=torch.float32)
     streams = [torch.cuda.Stream() for _ in range(4)]
@@ -111,17 +111,16 @@ def main():
                 t0 = time.monotonic()
                 samples = [timed(fn, args.reps) for _ in range(5)]
                 t1 = time.monotonic()
-                mhz, watts, temp, reasons = nvml.window(t0, t1)
+                reading = nvml.summary(t0, t1)
                 us = statistics.median(samples)
                 flops = 2.0 * experts * rows * n * k
                 r = dict(name=name, dtype=dtype, mode=mode, experts=experts, rows=rows, n=n, k=k, us_median=us,
-                         us_min=min(samples), tflops=flops / us / 1e6,
-                         nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons))
+                         us_min=min(samples), tflops=flops / us / 1e6, nvml=reading)
                 print(f"grouped_gemm_study: {name} {dtype} {mode}: {us:.1f} us, {r['tflops']:.0f} TFLOP/s, "
-                      f"{mhz:.0f} MHz {watts:.0f} W", file=sys.stderr, flush=True)
+                      f"{reading['sm_mhz_median']:.0f} MHz {reading['watts_median']:.0f} W", file=sys.stderr,
+                      flush=True)
                 results.append(r)
-                with open(args.out, "w") as f:
-                    json.dump(dict(environment=env, results=results), f, indent=1)
+                write_results(args.out, env, results)
             del x, w, out
             torch.cuda.empty_cache()
 

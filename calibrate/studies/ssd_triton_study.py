@@ -15,13 +15,14 @@ behind a sleep; each call reruns Triton's autotuned kernels, tuned on the first 
 """
 import argparse
 import json
+import os
 import sys
 
 import torch
-
-from nvml_window import NvmlWindow
-from queued_timing import gpu_time, kernels
 from mamba_ssm.ops.triton.ssd_combined import mamba_chunk_scan_combined
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, device_event_count, gpu_time  # noqa: E402
 
 
 def make(batch, seq, heads, head_dim, groups, state, chunk):
@@ -70,7 +71,7 @@ def main():
         g_a, w_a = gpu_time(fwd_bwd, args.reps, nvml)
         r = {"shape": name, "batch": b, "seq": s, "heads": h, "head_dim": p, "groups": g, "state": n, "chunk": l,
              "gpu_forward_s": g_f, "gpu_forward_backward_s": g_a,
-             "kernels_forward": kernels(fwd), "kernels_forward_backward": kernels(fwd_bwd),
+             "kernels_forward": device_event_count(fwd), "kernels_forward_backward": device_event_count(fwd_bwd),
              "sm_clock_mhz": w_a["sm_clock_mhz"], "power_w": w_a["power_w"], "nvml_forward": w_f, "nvml_forward_backward": w_a}
         results.append(r)
         print(json.dumps(r), file=sys.stderr)

@@ -21,13 +21,13 @@ object with a list of results.
 import argparse
 import json
 import math
+import os
 import sys
-import time
 
 import torch
 
-from nvml_window import NvmlWindow
-from queued_timing import gpu_time, kernels
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, device_event_count, gpu_time, host_times_idle  # noqa: E402
 
 MSCALE = 0.1 * math.log(32.0) + 1.0  # GPT-OSS: YaRN factor 32
 
@@ -49,17 +49,8 @@ def bias_loop(out, biases, rows_per_expert, probs):
 
 
 def host_time(fn, reps):
-    """Seconds of host time per call with the GPU idle at the start of each call."""
-    for _ in range(3):
-        fn()
-    ts = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        h0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - h0)
-    torch.cuda.synchronize()
-    ts.sort()
+    """Seconds of host time per call with the GPU idle at the start of each call (the median)."""
+    ts = sorted(host_times_idle(fn, reps, warmup=3))
     return ts[len(ts) // 2]
 
 
@@ -71,7 +62,7 @@ def study(name, shape, make, nvml, reps):
         "op": name, **shape,
         "gpu_forward_s": g_fwd, "gpu_forward_backward_s": g_all,
         "host_forward_s": host_time(fwd_only, reps), "host_forward_backward_s": host_time(fwd_bwd, reps),
-        "kernels_forward": kernels(fwd_only), "kernels_forward_backward": kernels(fwd_bwd),
+        "kernels_forward": device_event_count(fwd_only), "kernels_forward_backward": device_event_count(fwd_bwd),
         "sm_clock_mhz": w_all.get("sm_clock_mhz", 0.0), "power_w": w_all.get("power_w", 0.0),
         "nvml_forward": w_fwd, "nvml_forward_backward": w_all,
     }

@@ -12,7 +12,7 @@ warm-up first), with the SM clock and power recorded by NVML. The copy's own ban
 recorded too.
 """
 import argparse
-import json
+import os
 import sys
 import time
 
@@ -20,7 +20,8 @@ import torch
 import triton
 import triton.language as tl
 
-from nvml_window import NvmlWindow
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, write_results  # noqa: E402
 
 
 @triton.jit
@@ -84,13 +85,13 @@ def main():
         gemm_run(a, b, warm)
         t_start = time.monotonic()
         g = gemm_run(a, b, reps)
-        mhz, watts, temp, reasons = nvml.window(t_start, time.monotonic())
-        r = dict(kind=kind, ctas=ctas, sms=sms, gemm_ms=g, gemm_tflops=flops / g / 1e9, sm_mhz_median=mhz,
-                 watts_median=watts, temp_c_max=temp, clock_event_reasons=reasons,
+        reading = nvml.summary(t_start, time.monotonic())
+        mhz = reading["sm_mhz_median"]
+        r = dict(kind=kind, ctas=ctas, sms=sms, gemm_ms=g, gemm_tflops=flops / g / 1e9, **reading,
                  gemm_kilocycles=g * mhz, **(extra or {}))
         results.append(r)
         print(f"overlap_contention: {kind:5s} ctas {ctas:3d}: GEMM {g:.3f} ms ({r['gemm_tflops']:.0f} TFLOP/s, "
-              f"{g * mhz:.0f} kcycles) {mhz:.0f} MHz {watts:.0f} W" + (f" {extra}" if extra else ""),
+              f"{g * mhz:.0f} kcycles) {mhz:.0f} MHz {reading['watts_median']:.0f} W" + (f" {extra}" if extra else ""),
               file=sys.stderr, flush=True)
         return r
 
@@ -119,11 +120,9 @@ def main():
             timed("copy", ctas, dict(copy_alone_gb_per_s=copy_alone_gbs))
             e.synchronize()
             results[-1]["copy_whole_run_gb_per_s"] = 2 * elems * 2 * rounds / s.elapsed_time(e) / 1e6
-    env = dict(torch=torch.__version__, triton=triton.__version__, gpu=torch.cuda.get_device_name(0),
-               power_limit_w=nvml.power_limit_w,
-               gemm=f"bf16 {n}x{n}x{n} torch.mm: {warm} untimed then {reps} timed, back to back")
-    with open(args.out, "w") as f:
-        json.dump(dict(environment=env, results=results), f, indent=1)
+    env = environment(nvml, triton=triton.__version__,
+                      gemm=f"bf16 {n}x{n}x{n} torch.mm: {warm} untimed then {reps} timed, back to back")
+    write_results(args.out, env, results)
 
 
 if __name__ == "__main__":

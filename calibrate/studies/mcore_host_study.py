@@ -29,7 +29,30 @@ import time
 import torch
 import torch.nn.functional as F
 
-from nvml_window import NvmlWindow
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, profiled, write_results  # noqa: E402
+
+
+def init_megatron(mcore, port):
+    """Megatron-Core from the folder `mcore` (holding megatron/core) on GPU 0, world size 1 (a process group of
+    its own on `port`), model parallelism 1, seeded; returns the megatron.core module."""
+    sys.path.insert(0, os.path.abspath(mcore))
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    os.environ.setdefault("MASTER_PORT", str(port))
+    torch.distributed.init_process_group("nccl", rank=0, world_size=1)
+    torch.cuda.set_device(0)
+    from megatron.core import parallel_state
+    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
+    parallel_state.initialize_model_parallel(1, 1)
+    model_parallel_cuda_manual_seed(1234)
+    import megatron.core
+    return megatron.core
+
+
+def mean_loss(out):
+    """The loss function a forward step hands Megatron-Core's schedule: the output's mean."""
+    loss = out.float().mean()
+    return loss, {"loss": loss.detach()}
 
 
 def build(layers, moe, seq):
@@ -70,11 +93,7 @@ def time_iterations(iteration, warmup, iterations, micro_batches):
         torch.cuda.synchronize()
         walls.append((time.perf_counter() - t) * 1e3 / micro_batches)
     t_window1 = time.monotonic()
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        iteration()
-        torch.cuda.synchronize()
-    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    kernels = [e for e in profiled(iteration).events() if e.device_type == torch.autograd.DeviceType.CUDA]
     return walls, kernels, (t_window0, t_window1)
 
 
@@ -86,13 +105,9 @@ def run(layers, moe, seq, args, nvml):
     tokens = torch.randint(0, 32768, (1, seq), device="cuda")
     pos = torch.arange(seq, device="cuda").unsqueeze(0)
 
-    def loss_func(out):
-        loss = out.float().mean()
-        return loss, {"loss": loss.detach()}
-
     def step_func(it, m):
         next(it)
-        return m(tokens, pos, None, labels=tokens), loss_func
+        return m(tokens, pos, None, labels=tokens), mean_loss
 
     fb = get_forward_backward_func()
 
@@ -105,8 +120,7 @@ def run(layers, moe, seq, args, nvml):
     r = dict(config="moe" if moe else "dense", layers=layers, seq=seq, micro_batches=mb,
              ms_per_micro_batch_median=statistics.median(walls), ms_min=min(walls), ms_max=max(walls),
              gpu_busy_ms_per_micro_batch=busy_us / 1e3 / mb, kernels_per_micro_batch=len(kernels) / mb,
-             nvml=dict(zip(("sm_mhz_median", "watts_median", "temp_c_max", "clock_event_reasons"),
-                                nvml.window(t_window0, t_window1))))
+             nvml=nvml.summary(t_window0, t_window1))
     del model
     torch.cuda.empty_cache()
     return r
@@ -121,24 +135,14 @@ def main():
     ap.add_argument("--micro-batches", type=int, default=4)
     ap.add_argument("--seqs", default="128,2048")
     args = ap.parse_args()
-    sys.path.insert(0, os.path.abspath(args.mcore))
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", "29511")
-    torch.distributed.init_process_group("nccl", rank=0, world_size=1)
-    torch.cuda.set_device(0)
-    from megatron.core import parallel_state
-    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
-    parallel_state.initialize_model_parallel(1, 1)
-    model_parallel_cuda_manual_seed(1234)
-    import megatron.core
+    megatron_core = init_megatron(args.mcore, 29511)
     # Megatron-Core 0.15 leaves `te_general_gemm` undefined when Transformer Engine is missing (its import
     # fallback sets only the other names); the router means None there, which selects its torch.mm path.
     import megatron.core.transformer.moe.moe_utils as moe_utils
     if not hasattr(moe_utils, "te_general_gemm"):
         moe_utils.te_general_gemm = None
     nvml = NvmlWindow()
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, gpu=torch.cuda.get_device_name(),
-               megatron_core=getattr(megatron.core, "__version__", "?"), power_limit_w=nvml.power_limit_w)
+    env = environment(nvml, megatron_core=getattr(megatron_core, "__version__", "?"))
     results = []
     for seq in [int(s) for s in args.seqs.split(",")]:
         for moe in (False, True):
@@ -146,8 +150,7 @@ def main():
                 r = run(layers, moe, seq, args, nvml)
                 print(json.dumps(r), flush=True)
                 results.append(r)
-                with open(args.out, "w") as f:
-                    json.dump(dict(environment=env, results=results), f, indent=1)
+                write_results(args.out, env, results)
     torch.distributed.destroy_process_group()
 
 

@@ -15,17 +15,16 @@ Several configurations keep the FLOPs of the experts fixed (top_k x expert_ffn c
 hence the number of kernel launches, changes; a dense SwiGLU FFN of the same width is the baseline.
 """
 import argparse
-import json
-import statistics
+import os
 import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from nvml_window import NvmlWindow
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import NvmlWindow, environment, time_training_steps, write_results  # noqa: E402
 
 
 class RMSNorm(nn.Module):
@@ -152,78 +151,6 @@ class Model(nn.Module):
         return F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
 
 
-def category(name):
-    n = name.lower()
-    if "flash" in n or "fmha" in n or "attention" in n:
-        return "attention"
-    if any(t in n for t in ("gemm", "cutlass", "xmma", "nvjet", "cublas", "matmul")):
-        return "gemm"
-    if "adam" in n or "multi_tensor" in n:
-        return "optimizer"
-    return "other"
-
-
-def profile_step(model, opt, idx, tgt):
-    """GPU kernel time and kernel count of one step by category, and the top kernels."""
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        opt.zero_grad(set_to_none=True)
-        model(idx, tgt).backward()
-        opt.step()
-        torch.cuda.synchronize()
-    cats, counts, kernels = {}, {}, []
-    for e in prof.key_averages():
-        t = getattr(e, "self_device_time_total", 0.0) / 1e3
-        if t <= 0:
-            continue
-        c = category(e.key)
-        cats[c] = cats.get(c, 0.0) + t
-        counts[c] = counts.get(c, 0) + e.count
-        kernels.append((t, e.key[:90], e.count))
-    kernels.sort(reverse=True)
-    return dict(by_category_ms=cats, kernels_by_category=counts,
-                top_kernels=[dict(ms=t, name=n, count=c) for t, n, c in kernels[:25]])
-
-
-def run(cfg, steps, warmup, nvml):
-    torch.manual_seed(0)
-    model = Model(cfg).cuda().to(torch.bfloat16)
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
-    params = sum(p.numel() for p in model.parameters())
-    idx = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
-    tgt = torch.randint(0, cfg["vocab"], (cfg["batch"], cfg["seq"]), device="cuda")
-    step_ms, fb_ms = [], []
-    t_timed = None
-    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-        for i in range(warmup + steps):
-            if i == warmup:
-                t_timed = time.monotonic()
-            a, b, c = (torch.cuda.Event(enable_timing=True) for _ in range(3))
-            a.record()
-            opt.zero_grad(set_to_none=True)
-            loss = model(idx, tgt)
-            loss.backward()
-            b.record()
-            opt.step()
-            c.record()
-            c.synchronize()
-            if i >= warmup:
-                step_ms.append(a.elapsed_time(c))
-                fb_ms.append(a.elapsed_time(b))
-        t_end = time.monotonic()
-        breakdown = profile_step(model, opt, idx, tgt)
-    mhz, watts, temp, reasons = nvml.window(t_timed, t_end)
-    res = dict(cfg, params=params, kernel_ms_by_category=breakdown, sdpa_backend="flash",
-               dtype="bf16 params, bf16 AdamW states (fused)",
-               step_ms_median=statistics.median(step_ms), step_ms_min=min(step_ms), step_ms_max=max(step_ms),
-               fwd_bwd_ms_median=statistics.median(fb_ms), steps=steps, warmup=warmup, loss=float(loss),
-               timed_steps_nvml=dict(sm_mhz_median=mhz, watts_median=watts, temp_c_max=temp,
-                                     clock_event_reasons=reasons))
-    del model, opt
-    torch.cuda.empty_cache()
-    return res
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -239,13 +166,11 @@ def main():
     if args.quick:
         configs = configs[:1]
     results = []
-    env = dict(torch=torch.__version__, cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version(),
-               gpu=torch.cuda.get_device_name(0))
     nvml = NvmlWindow()
-    env["power_limit_w"] = nvml.power_limit_w
+    env = environment(nvml, cudnn=torch.backends.cudnn.version())
     for cfg in configs:
         t0 = time.time()
-        r = run(cfg, steps=4 if args.quick else 8, warmup=3, nvml=nvml)
+        r = time_training_steps(lambda: Model(cfg), cfg, steps=4 if args.quick else 8, warmup=3, nvml=nvml)
         n = r["timed_steps_nvml"]
         k = r["kernel_ms_by_category"]
         print(f"moe_step: {r['name']} {r['params'] / 1e9:.2f} B params: step {r['step_ms_median']:.1f} ms "
@@ -253,8 +178,7 @@ def main():
               f"{sum(k['kernels_by_category'].values())}) {n['sm_mhz_median']:.0f} MHz {n['watts_median']:.0f} W "
               f"[{time.time() - t0:.0f} s]", file=sys.stderr, flush=True)
         results.append(r)
-        with open(args.out, "w") as f:
-            json.dump(dict(environment=env, results=results), f, indent=1)
+        write_results(args.out, env, results)
 
 
 if __name__ == "__main__":

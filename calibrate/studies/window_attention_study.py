@@ -22,17 +22,16 @@ back-to-back launches, NVML clock and power over each window. Output: one JSON l
 """
 import argparse
 import json
+import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
-from attention_bench import rand, time_launches
-from gemm_check import Filler
-from nvml_window import NvmlWindow
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch"))  # cs_bench
+from cs_bench import Filler, NvmlWindow, rand_nonzero, time_launches, warm_up  # noqa: E402
 
 
 def pairs(s, w):
@@ -51,10 +50,7 @@ def main():
     gen.manual_seed(20261205)
     nvml = NvmlWindow()
     filler = Filler(gen)
-    t = time.monotonic()
-    while time.monotonic() - t < args.warmup_s:
-        filler.run(20)
-        torch.cuda.synchronize()
+    warm_up(filler, args.warmup_s)
     busy = lambda: filler.run(4)
     # Every shape compiles its own kernels: past dynamo's default limit of 8 it would fall back to the eager
     # reference implementation, which materialises the score matrix.
@@ -88,9 +84,9 @@ def main():
                "band_pairs": pairs(s, w), "causal_pairs": pairs(s, s)}
 
         def make(batch, seq):
-            q = rand((batch, hq, seq, d), torch.bfloat16, gen).requires_grad_(True)
-            k = rand((batch, hkv, seq, d), torch.bfloat16, gen).requires_grad_(True)
-            v = rand((batch, hkv, seq, d), torch.bfloat16, gen).requires_grad_(True)
+            q = rand_nonzero((batch, hq, seq, d), gen, torch.bfloat16).requires_grad_(True)
+            k = rand_nonzero((batch, hkv, seq, d), gen, torch.bfloat16).requires_grad_(True)
+            v = rand_nonzero((batch, hkv, seq, d), gen, torch.bfloat16).requires_grad_(True)
             o = torch.empty((batch, hq, seq, d), device="cuda", dtype=torch.bfloat16)
             return q, k, v, o
 
