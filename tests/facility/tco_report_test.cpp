@@ -54,10 +54,15 @@ TEST(TcoReport, TableAndSummaryNameTheUnits) {
   const TcoReport t = small_tco();
   const std::string table = tco_table(t);
   EXPECT_NE(table.find("hardware capex"), std::string::npos);
-  EXPECT_NE(table.find("USD/GPU-h"), std::string::npos);
+  EXPECT_NE(table.find("/GPU-h"), std::string::npos) << table;   // "$2.16/GPU-h"
+  EXPECT_NE(table.find("$100 k"), std::string::npos) << table;    // the 100,000 USD node, as a person reads it
+  EXPECT_EQ(table.find("e+0"), std::string::npos) << table;       // never exponent notation for money
   const std::string summary = tco_summary(t);
   // 1,964 W average, 2,220 W peak, x 1.5 = 2,946 W at the meter.
-  EXPECT_NE(summary.find("1.964 kW / 2.22 kW, PUE 1.50 (air) -> 2.946 kW at the meter"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("1.96 kW / 2.22 kW, PUE 1.50 (air) -> 2.95 kW at the meter"), std::string::npos) << summary;
+  const std::size_t capex = summary.find("capex");
+  ASSERT_NE(capex, std::string::npos) << summary;
+  EXPECT_EQ(summary[summary.find_first_not_of(' ', capex + 5)], '$') << summary;  // "capex  $100 k hardware"
 }
 
 }  // namespace
