@@ -2,8 +2,8 @@
 // clustersim-gui --screenshot FILE.png [--view TAB] [--pin] [--set KEY=VALUE]... SCENARIO: runs the scenario
 // (with --pin: runs it as written, pins it as the baseline, then applies the --set edits and runs again), renders
 // the window with the chart tab TAB shown, writes FILE.png and exits; with QT_QPA_PLATFORM=offscreen it needs
-// no display. --sweep DB [--plot X,Y] [--pareto] opens a sweep results database in the Sweep tab. --view search
-// searches the scenario's plan (--top K plans replayed) and shows the ranking.
+// no display. --sweep DB [--plot X,Y] [--series AXIS] [--pareto] opens a sweep results database in the Sweep
+// tab. --view search searches the scenario's plan (--top K plans replayed) and shows the ranking.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTabWidget>
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
   cli.addOption({"sweep", "Open the sweep results database DB in the Sweep tab.", "DB"});
   cli.addOption({"plot", "With --sweep: plot Y against X (result fields or axis keys).", "X,Y"});
+  cli.addOption({"series", "With --sweep: one series per value of the sweep axis AXIS (none: one series).", "AXIS"});
   cli.addOption({"pareto", "With --sweep: draw the Pareto front of the plot."});
   cli.addOption({"top", "With --view search: plans replayed in full from the head of the screened ranking.", "K", "5"});
   cli.addPositionalArgument("SCENARIO", "A scenario YAML file to open.", "[SCENARIO]");
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
       }
       const QStringList xy = cli.value("plot").split(',');
       if (xy.size() == 2) window.sweep_view()->set_fields(xy[0], xy[1]);
+      if (cli.isSet("series")) window.sweep_view()->set_series_by(cli.value("series"));
       window.sweep_view()->set_pareto(cli.isSet("pareto"));
     }
     const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep", "search"};
