@@ -1,5 +1,7 @@
 #include "sim/report/text_summary.hpp"
 
+#include "sim/core/human_units.hpp"
+
 #include <fmt/format.h>
 
 #include "sim/facility/tco_report.hpp"
@@ -34,7 +36,8 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
     band = "  (no error band: " + r.step_band->basis + ")";
   }
   line("step time", to_string(r.step.step_time) + band);
-  line("throughput", fmt::format("{:.4g} tokens/s ({:.4g} tokens/s per GPU)", r.tokens_per_s, r.tokens_per_s / r.gpus));
+  line("throughput", fmt::format("{} tokens/s ({} tokens/s per GPU)", format_si(r.tokens_per_s, ""),
+                                 format_si(r.tokens_per_s / r.gpus, "")));
   line("model FLOP/s per GPU", to_string(FlopRate{r.step.model_flops.value() / r.step.step_time.seconds() / r.gpus}));
   line("MFU / HFU", fmt::format("{:.1f}% / {:.1f}% of {} ({} peak)", 100 * r.mfu, 100 * r.hfu,
                                 to_string(r.peak_per_gpu), to_string(sc.training.precision)));
@@ -44,7 +47,8 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
                                  *r.sm_clock_mhz));
   }
   if (r.time_to_train) {
-    line("time to train", fmt::format("{} for {:.4g} tokens", to_string(*r.time_to_train), *sc.training.token_budget));
+    line("time to train", fmt::format("{} for {} tokens", to_string(*r.time_to_train),
+                                      format_si(*sc.training.token_budget, "")));
   }
   // One stage's time: the one that finishes last in full, the busiest up to its waits (its DP reduction,
   // optimizer and gathers are the same work as every stage's).
