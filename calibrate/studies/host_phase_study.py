@@ -87,6 +87,8 @@ def main():
     configs = CONFIGS[:2] + [dict(BASE, name="dense-ffn6144", seq=4096, batch=2, experts=0, top_k=1,
                                   expert_ffn=6144)] + CONFIGS[2:]
     configs = select(ap, configs, args.only)
+    if args.timeline:
+        os.makedirs(args.timeline, exist_ok=True)
     nvml = NvmlWindow()
     env = environment(nvml)
     results = []
