@@ -1,0 +1,106 @@
+// A replica's engine: its waiting queue, the requests it runs, its paged KV cache and the scheduler that turns
+// them into one iteration at a time (the three batching kinds of EngineConfig). The simulator asks it to start
+// an iteration when it is idle and work arrives, and to apply the iteration when it ends: one event per
+// iteration, none per token.
+//
+// Scheduling, per iteration (vLLM's and Sarathi-Serve's, simplified):
+//   static           when no batch runs: take waiting requests in order while max_seqs and max_batched_tokens
+//                    allow and the cache can hold each one's prompt and output; prefill them, then decode the
+//                    whole batch (finished sequences pad it) until its longest output is done.
+//   continuous       swapped requests come back first (their blocks copied in); then, with none left swapped,
+//                    waiting requests are admitted in order while max_seqs, max_batched_tokens and free blocks
+//                    for their prompts allow, and the iteration prefills them; with none admitted it decodes
+//                    every running request.
+//   chunked-prefill  swapped requests come back first; every decoding request takes one token of the budget,
+//                    then prefills in progress take chunks, then waiting requests are admitted with chunks
+//                    while the budget, max_seqs and free blocks allow.
+// A decode that needs a block when none is free preempts the newest running request (itself if it is the
+// newest): recompute drops its cache and puts it at the head of the queue; swap copies its blocks to the host
+// (their copy time added to the iteration) and parks it until blocks are free.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "sim/serving/iteration_cost.hpp"
+#include "sim/serving/request.hpp"
+#include "sim/serving/serving_config.hpp"
+
+namespace cs {
+
+struct ReplicaStats {
+  Time busy;                       ///< time running iterations
+  double block_seconds = 0;        ///< KV blocks in use, integrated over the iterations
+  std::int64_t max_blocks = 0;     ///< most blocks in use in one iteration
+  std::int64_t preemptions = 0;
+  std::int64_t iterations = 0;
+};
+
+class Replica {
+ public:
+  /// `requests` (indexed by request id) and `cost` must outlive the replica.
+  Replica(const EngineConfig& engine, const IterationCost& cost, std::int64_t blocks, std::vector<Request>& requests);
+
+  /// Queues request `id`; false (and the request rejected) when it can never run here: a prompt longer than
+  /// max_batched_tokens (static, continuous) or a prompt and output the whole cache cannot hold.
+  bool enqueue(int id);
+  /// Forms the next iteration from the queue and the running requests: its time, or nullopt when there is
+  /// nothing to run (or nothing fits).
+  [[nodiscard]] std::optional<Time> start_iteration();
+  /// Applies the iteration started last, ending at `now`: chunks and decodes done, tokens sampled, requests
+  /// finished and their blocks freed.
+  void end_iteration(Time now);
+
+  [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
+  /// Requests waiting for a first or a new prefill, or swapped out.
+  [[nodiscard]] std::size_t queued() const noexcept { return waiting_.size() + swapped_.size(); }
+  /// Requests queued or running.
+  [[nodiscard]] std::size_t load() const noexcept { return queued() + running_.size() + static_batch_.size(); }
+  [[nodiscard]] std::int64_t free_blocks() const noexcept { return total_blocks_ - used_blocks_; }
+  [[nodiscard]] const ReplicaStats& stats() const noexcept { return stats_; }
+  /// The shape of the iteration in flight (for tests).
+  [[nodiscard]] const BatchShape& batch() const noexcept { return batch_; }
+
+ private:
+  struct Scheduled {
+    int id;
+    std::int64_t tokens;  ///< prompt tokens of a chunk, or 1 for a decode
+    bool decode;
+  };
+  [[nodiscard]] std::int64_t blocks_for(std::int64_t tokens) const noexcept;
+  /// Takes blocks so that `r` can hold `tokens`; false (nothing taken) when not enough are free.
+  bool grow(Request& r, std::int64_t tokens);
+  void release(Request& r);
+  /// Preempts the newest running request that is not `keep`-protected; returns its id.
+  int preempt_newest();
+  void schedule_prefill(int id, std::int64_t tokens);
+  void schedule_decode(int id);
+  /// Brings swapped requests back while blocks allow (before any new admission).
+  void swap_in();
+  /// Decodes of running requests, oldest first, preempting the newest where a block is missing; stops after
+  /// `limit` decodes. Returns the decodes scheduled.
+  std::int64_t schedule_decodes(std::int64_t limit);
+  void form_static();
+  void form_continuous();
+  void form_chunked();
+
+  EngineConfig engine_;
+  const IterationCost& cost_;
+  std::vector<Request>& requests_;
+  std::int64_t total_blocks_;
+  std::int64_t used_blocks_ = 0;
+  std::deque<int> waiting_;
+  std::deque<int> swapped_;
+  std::vector<int> running_;       ///< admission order, oldest first (continuous, chunked)
+  std::vector<int> static_batch_;  ///< the static batch in flight
+  std::int64_t static_context_ = 0;  ///< its sequences' cache length, summed (finished ones pad it)
+  BatchShape batch_;
+  std::vector<Scheduled> scheduled_;
+  Time transfer_;                  ///< swap copies added to this iteration
+  bool in_flight_ = false;
+  ReplicaStats stats_;
+};
+
+}  // namespace cs

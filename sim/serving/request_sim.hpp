@@ -1,0 +1,34 @@
+// The request-level serving simulator on the shared EventEngine. Three kinds of event: a request arrives (and is
+// routed to a replica's queue), a replica's iteration ends (its tokens are applied and the next iteration is
+// formed at once), and the queue is sampled (240 times over the arrival window, for the overload verdict).
+// Arrivals are drawn one at a time, so the heap holds one arrival, one iteration per busy replica and one sample.
+//
+// Arrivals stop at the duration (a trace's end); requests in flight then have `drain` to finish, after which
+// the run stops whatever is left: an overloaded deployment ends with its queue reported as growing without bound
+// and its unfinished requests counted, never running on.
+#pragma once
+
+#include <vector>
+
+#include "sim/serving/iteration_cost.hpp"
+#include "sim/serving/replica_memory.hpp"
+#include "sim/serving/request.hpp"
+#include "sim/serving/request_trace.hpp"
+#include "sim/serving/serving_config.hpp"
+#include "sim/serving/serving_report.hpp"
+
+namespace cs {
+
+struct ServingRun {
+  ServingResult result;
+  std::vector<Request> requests;  ///< every request that arrived, in arrival order
+  std::uint64_t events = 0;       ///< engine events executed
+};
+
+/// Runs `config`'s load against `config.deployment.replicas` replicas priced by `cost`, each with
+/// `memory.blocks` KV blocks. `trace` must be given (and hold at least one request) when the load is a trace.
+[[nodiscard]] ServingRun simulate_serving(const ServingConfig& config, const IterationCost& cost,
+                                          const ReplicaMemory& memory,
+                                          const std::vector<TraceRequest>* trace = nullptr);
+
+}  // namespace cs

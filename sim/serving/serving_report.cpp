@@ -1,0 +1,182 @@
+#include "sim/serving/serving_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "sim/core/human_units.hpp"
+
+namespace cs {
+
+LatencyStats latency_stats(std::vector<double> s) {
+  LatencyStats r;
+  r.count = static_cast<std::int64_t>(s.size());
+  if (s.empty()) return r;
+  std::sort(s.begin(), s.end());
+  const auto rank = [&](double p) {
+    const auto k = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(s.size())));
+    return s[std::clamp<std::size_t>(k, 1, s.size()) - 1];
+  };
+  r.mean_s = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  r.p50_s = rank(50);
+  r.p90_s = rank(90);
+  r.p99_s = rank(99);
+  r.max_s = s.back();
+  return r;
+}
+
+namespace {
+
+std::string three_digits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
+QueueVerdict queue_verdict(const std::vector<QueueSample>& samples, double arrival_rate, int replicas) {
+  QueueVerdict v;
+  if (samples.size() < 4) return v;
+  v.final_queued = samples.back().queued;
+  const std::size_t first = samples.size() / 2;
+  const double n = static_cast<double>(samples.size() - first);
+  double st = 0, sq = 0, stt = 0, stq = 0;
+  for (std::size_t i = first; i < samples.size(); ++i) {
+    const double t = samples[i].at.seconds(), q = static_cast<double>(samples[i].queued);
+    st += t;
+    sq += q;
+    stt += t * t;
+    stq += t * q;
+  }
+  const double var = stt - st * st / n;
+  v.growth_per_s = var > 0 ? (stq - st * sq / n) / var : 0.0;
+  const double span = samples.back().at.seconds() - samples[first].at.seconds();
+  v.unbounded = v.growth_per_s > 0.02 * arrival_rate &&
+                static_cast<double>(v.final_queued) >= 0.25 * v.growth_per_s * span;
+  if (!v.unbounded) {
+    v.message = "the queue stayed bounded (" + std::to_string(v.final_queued) + " waiting at the end of arrivals)";
+    return v;
+  }
+  const auto floor = std::max<std::int64_t>(replicas, v.final_queued / 20);
+  v.since = samples.front().at;
+  for (const auto& s : samples) {
+    if (s.queued <= floor) v.since = s.at;
+  }
+  v.message = "the queue grew without bound from " + format_duration(v.since.seconds()) + " on (+" +
+              three_digits(v.growth_per_s) + " requests/s over the last half of arrivals, " +
+              std::to_string(v.final_queued) + " waiting when arrivals ended): the deployment is overloaded";
+  return v;
+}
+
+ServingResult summarise_serving(const std::vector<Request>& requests, const std::vector<ReplicaStats>& replicas,
+                                const ReplicaMemory& memory, const ServiceLevel& slo, std::vector<QueueSample> samples,
+                                Time window, Time stopped) {
+  ServingResult r;
+  r.memory = memory;
+  std::vector<double> ttft, tpot, e2e;
+  ttft.reserve(requests.size());
+  e2e.reserve(requests.size());
+  tpot.reserve(requests.size());
+  Time last = Time::zero();
+  double input = 0, output = 0;
+  for (const Request& q : requests) {
+    ++r.arrived;
+    if (q.state == RequestState::rejected) {
+      ++r.rejected;
+      continue;
+    }
+    if (q.state != RequestState::finished) {
+      ++r.unfinished;
+      continue;
+    }
+    ++r.finished;
+    last = std::max(last, q.finish);
+    input += static_cast<double>(q.prompt);
+    output += static_cast<double>(q.output);
+    const Time first = q.first_token - q.arrival;
+    ttft.push_back(first.seconds());
+    e2e.push_back((q.finish - q.arrival).seconds());
+    bool met = first <= slo.ttft;
+    if (q.output > 1) {
+      const double per_token = (q.finish - q.first_token).seconds() / static_cast<double>(q.output - 1);
+      tpot.push_back(per_token);
+      met = met && per_token <= slo.tpot.seconds();
+    }
+    r.slo_met += met ? 1 : 0;
+  }
+  r.ttft = latency_stats(std::move(ttft));
+  r.tpot = latency_stats(std::move(tpot));
+  r.e2e = latency_stats(std::move(e2e));
+  r.makespan = r.unfinished > 0 ? stopped : last;
+  const double span = r.makespan.seconds();
+  if (span > 0) {
+    r.requests_per_s = static_cast<double>(r.finished) / span;
+    r.input_tokens_per_s = input / span;
+    r.output_tokens_per_s = output / span;
+    r.goodput_per_s = static_cast<double>(r.slo_met) / span;
+  }
+  double busy = 0, occupancy = 0;
+  for (const ReplicaStats& s : replicas) {
+    busy += s.busy.seconds();
+    if (span > 0 && memory.blocks > 0) occupancy += s.block_seconds / (span * static_cast<double>(memory.blocks));
+    r.kv_occupancy_max =
+        std::max(r.kv_occupancy_max, static_cast<double>(s.max_blocks) / static_cast<double>(std::max<std::int64_t>(1, memory.blocks)));
+    r.preemptions += s.preemptions;
+    r.iterations += s.iterations;
+  }
+  if (!replicas.empty() && span > 0) {
+    r.gpu_busy = busy / (span * static_cast<double>(replicas.size()));
+    r.kv_occupancy_mean = occupancy / static_cast<double>(replicas.size());
+  }
+  const double rate = window.seconds() > 0 ? static_cast<double>(r.arrived) / window.seconds() : 0.0;
+  r.queue = queue_verdict(samples, rate, static_cast<int>(replicas.size()));
+  r.queue_samples = std::move(samples);
+  return r;
+}
+
+namespace {
+
+nlohmann::json latency_json(const LatencyStats& s) {
+  return {{"count", s.count}, {"mean", s.mean_s}, {"p50", s.p50_s}, {"p90", s.p90_s}, {"p99", s.p99_s},
+          {"max", s.max_s}};
+}
+
+}  // namespace
+
+nlohmann::json serving_json(const ServingResult& r) {
+  nlohmann::json queue = {{"unbounded", r.queue.unbounded},
+                          {"growth_per_s", r.queue.growth_per_s},
+                          {"final_queued", r.queue.final_queued},
+                          {"message", r.queue.message}};
+  if (r.queue.unbounded) queue["since_s"] = r.queue.since.seconds();
+  nlohmann::json samples = nlohmann::json::array();
+  for (const auto& s : r.queue_samples) samples.push_back({s.at.seconds(), s.queued});
+  queue["samples_s_queued"] = std::move(samples);
+  return {
+      {"requests", {{"arrived", r.arrived}, {"finished", r.finished}, {"rejected", r.rejected},
+                    {"unfinished", r.unfinished}, {"slo_met", r.slo_met}}},
+      {"ttft_s", latency_json(r.ttft)},
+      {"tpot_s", latency_json(r.tpot)},
+      {"e2e_s", latency_json(r.e2e)},
+      {"makespan_s", r.makespan.seconds()},
+      {"requests_per_s", r.requests_per_s},
+      {"input_tokens_per_s", r.input_tokens_per_s},
+      {"output_tokens_per_s", r.output_tokens_per_s},
+      {"goodput_requests_per_s", r.goodput_per_s},
+      {"slo_attainment", r.finished > 0 ? static_cast<double>(r.slo_met) / static_cast<double>(r.finished) : 0.0},
+      {"kv_cache",
+       {{"blocks_per_replica", r.memory.blocks}, {"block_tokens", r.memory.block_size},
+        {"bytes_per_gpu", r.memory.kv_cache.value()}, {"occupancy_mean", r.kv_occupancy_mean},
+        {"occupancy_max", r.kv_occupancy_max}, {"preemptions", r.preemptions}}},
+      {"memory_per_gpu_bytes",
+       {{"gpu", r.memory.gpu.value()}, {"usable", r.memory.usable.value()}, {"weights", r.memory.weights.value()},
+        {"activations", r.memory.activations.value()}, {"kv_cache", r.memory.kv_cache.value()}}},
+      {"iterations", r.iterations},
+      {"gpu_busy_fraction", r.gpu_busy},
+      {"queue", std::move(queue)},
+  };
+}
+
+}  // namespace cs
