@@ -69,7 +69,7 @@ std::string plan_json(const std::string& path, const std::optional<std::string>&
 
 std::string validate_json(const std::vector<std::string>& files) {
   py::gil_scoped_release release;
-  return cs::api::validation_json(cs::api::validate(files)).dump();
+  return cs::api::validation_json(cs::api::validate(files).rows).dump();
 }
 
 std::string sweep_json(const std::string& path, int jobs) {

@@ -4,20 +4,18 @@
 
 #include <algorithm>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "sim/hardware/profile_params.hpp"
 #include "sim/input/input_node.hpp"
 #include "sim/input/csv_table.hpp"
 #include "sim/report/json_result.hpp"
-#include "sim/scenario/validation_residuals.hpp"
+#include "sim/core/data_dir.hpp"
+#include "sim/scenario/band_basis.hpp"
+#include "sim/validation/residual_writer.hpp"
 #include "sim/search/fastest_plan.hpp"
-#include "sim/sweep/point_evaluator.hpp"
-#include "sim/sweep/sweep_point.hpp"
-#include "sim/sweep/sweep_spec.hpp"
+#include "sim/sweep/sweep_schema.hpp"
 #include "sim/scenario/facility_link.hpp"
 #include "sim/search/plan_search.hpp"
 #include "sim/scenario/scenario_params.hpp"
@@ -44,32 +42,21 @@ std::optional<InputKind> parse_input_kind(std::string_view s) {
   return std::nullopt;
 }
 
-namespace {
-std::mutex sweep_mutex;
-const ParamSection* sweep_schema = nullptr;
-const ParamSection& empty_sweep_schema() {
-  static const ParamSection s{.key = "", .help = "sweep files: the sweep layer is not linked into this program"};
-  return s;
-}
-}  // namespace
-
-void register_sweep_schema(const ParamSection& schema) {
-  std::lock_guard lock(sweep_mutex);
-  sweep_schema = &schema;
-}
-
 const ParamSection& schema(InputKind kind) {
   switch (kind) {
     case InputKind::scenario: return scenario_schema();
     case InputKind::topology: return topology_schema();
     case InputKind::profile: return profile_schema();
-    case InputKind::sweep: {
-      std::lock_guard lock(sweep_mutex);
-      return sweep_schema != nullptr ? *sweep_schema : empty_sweep_schema();
-    }
+    case InputKind::sweep: return sweep_schema();
   }
   return scenario_schema();
 }
+
+nlohmann::ordered_json json_schema(InputKind kind) {
+  return param_json_schema(schema(kind), "clustersim " + std::string(to_string(kind)) + " file");
+}
+
+std::string schema_markdown(InputKind kind) { return param_markdown(schema(kind), ""); }
 
 const ParamSpec* find_param(InputKind kind, std::string_view dotted_key) {
   return schema(kind).find_param(dotted_key);
@@ -118,7 +105,12 @@ RunResult run(const Scenario& sc, const RunOptions& options) {
     cancel.emplace(*options.cancel);
     observers.push_back(&*cancel);
   }
-  return run_scenario(sc, observers);
+  if (options.trace_json == nullptr) return run_scenario(sc, observers);
+  TraceWriter trace;
+  observers.push_back(&trace);
+  RunResult r = run_scenario(sc, observers);
+  *options.trace_json = trace.to_json();
+  return r;
 }
 
 PlanRanking search_plans(const std::string& yaml_text, const std::string& name, const SearchOptions& options) {
@@ -247,13 +239,24 @@ std::string scenario_text(const ScenarioSource& source) {
 
 nlohmann::ordered_json result_json(const Scenario& sc, const RunResult& r) { return to_json(sc, r); }
 
-std::vector<ValidationRow> validate(const std::vector<std::string>& files) {
+ValidationReport validate(const std::vector<std::string>& files) {
   std::vector<CsvTable> tables;
   for (const std::string& f : files) tables.push_back(CsvTable::load(f));
-  const ResidualSet& shipped = shipped_residuals();
-  return cs::validate(
+  // A row that states no layout runs the fastest one the plan search finds. Bands rest on the batch's other
+  // rows and on the shipped residuals of rows outside the batch (a small check file alone gives no band).
+  const ResidualSet shipped = load_residual_set(data_path(kShippedBandBasis));
+  ValidationReport out;
+  out.rows = cs::validate(
       tables, kStepBandLevel, [](Scenario& sc, const PlanFilter& keep) { return choose_fastest_plan(sc, keep); },
       shipped.residuals);
+  out.prior_problem = shipped.problem;
+  return out;
+}
+
+std::string residuals_csv(const std::vector<ValidationRow>& rows, const std::vector<std::string>& comment) {
+  std::ostringstream csv;
+  write_residuals(csv, rows, comment);
+  return csv.str();
 }
 
 nlohmann::ordered_json validation_json(const std::vector<ValidationRow>& rows) {
@@ -281,33 +284,6 @@ nlohmann::ordered_json validation_json(const std::vector<ValidationRow>& rows) {
     j.push_back(std::move(e));
   }
   return j;
-}
-
-nlohmann::ordered_json sweep(const std::string& path, int jobs) {
-  const SweepSpec spec = load_sweep(path);
-  check_sweep_keys(spec, scenario_key_check());
-  const std::vector<SweepPoint> points = expand_sweep(spec);
-  const int threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  check_all_points(spec, points, threads);
-  std::vector<ResultRow> rows(points.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < points.size(); i = next++) rows[i] = evaluate_point(spec, points[i], {});
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const ResultRow& r : rows) {
-    nlohmann::ordered_json e{{"index", r.point_index}, {"label", r.label},
-                             {"axes", nlohmann::ordered_json::parse(r.axes)}, {"status", r.status},
-                             {"reason", r.reason}};
-    e["result"] = r.result ? nlohmann::ordered_json::parse(*r.result) : nlohmann::ordered_json();
-    e["plan"] = r.plan ? nlohmann::ordered_json::parse(*r.plan) : nlohmann::ordered_json();
-    out.push_back(std::move(e));
-  }
-  return out;
 }
 
 TcoReport tco(Scenario sc, const std::string& pricebook) {

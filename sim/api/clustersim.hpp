@@ -2,7 +2,9 @@
 // (gui/), the sweep and plan-search runners, and the benches (bench/). A thin layer over the library, as
 // SimGrid's s4u is over its kernel: load and check inputs, run a scenario, read its result, render it, and
 // describe every input parameter. Everything here is safe to call from several threads at once on different
-// scenarios (nothing shared is mutable).
+// scenarios (nothing shared is mutable). Sweeps (sweep_job.hpp), results databases (results_table.hpp) and the
+// kernel and collective probes (microbench.hpp) are declared in headers of their own, included here; so is
+// write_file_atomically (sim/core), which every command uses to write its outputs.
 #pragma once
 
 #include <atomic>
@@ -13,6 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "sim/api/microbench.hpp"
+#include "sim/api/results_table.hpp"
+#include "sim/api/sweep_job.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/facility/tco_report.hpp"
 #include "sim/input/param_spec.hpp"
 #include "sim/input/yaml_edit.hpp"
@@ -23,7 +29,7 @@
 #include "sim/report/trace_writer.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/scenario/scenario.hpp"
-#include "sim/scenario/validation.hpp"
+#include "sim/validation/validation.hpp"
 #include "sim/search/plan_space.hpp"
 #include "sim/search/search_scenario.hpp"
 
@@ -37,11 +43,13 @@ enum class InputKind { scenario, topology, profile, sweep };
 /// "scenario", ...
 [[nodiscard]] std::string_view to_string(InputKind k);
 [[nodiscard]] std::optional<InputKind> parse_input_kind(std::string_view s);
-/// Registers the schema of sweep files (owned by the sweep layer, which sits above this API's core).
-void register_sweep_schema(const ParamSection& schema);
 
 /// Every key of a kind of input file: key, type and unit, default, range, allowed names and help.
 [[nodiscard]] const ParamSection& schema(InputKind kind);
+/// The JSON Schema of a kind of file (for editors; `clustersim schema KIND`).
+[[nodiscard]] nlohmann::ordered_json json_schema(InputKind kind);
+/// The Markdown key table of a whole kind of file (`clustersim schema KIND --markdown`).
+[[nodiscard]] std::string schema_markdown(InputKind kind);
 /// The parameter `dotted_key` ("facility.cooling.pue") of a kind of file, or nullptr when no such key exists.
 [[nodiscard]] const ParamSpec* find_param(InputKind kind, std::string_view dotted_key);
 /// The message a file would get for `text` as the value of `dotted_key` ("must lie in [1, 3]"), or nullopt when
@@ -84,6 +92,8 @@ struct RunOptions {
   std::vector<ReplayObserver*> observers;
   /// Set it (from another thread) to stop the run soon; run() then throws Cancelled.
   const std::atomic<bool>* cancel = nullptr;
+  /// When set, receives the replayed step as Chrome/Perfetto trace-event JSON (`clustersim run --trace`).
+  std::string* trace_json = nullptr;
 };
 
 /// Simulates `sc` (run_scenario with cancellation).
@@ -160,14 +170,17 @@ struct PlanRanking {
 /// The rows of validation files (`clustersim validate`): each row's scenario simulated and compared with its
 /// measurement; a row that states no layout runs the fastest one the plan search finds; bands rest on the
 /// files' other rows and the shipped residuals of rows outside them. Throws InputError for a bad file.
-[[nodiscard]] std::vector<ValidationRow> validate(const std::vector<std::string>& files);
+struct ValidationReport {
+  std::vector<ValidationRow> rows;  ///< in the files' order
+  /// Empty when the bands also rest on the shipped residuals of rows outside these files; else why they do not.
+  std::string prior_problem;
+};
+[[nodiscard]] ValidationReport validate(const std::vector<std::string>& files);
+/// The step-time residuals of the predicted rows as the CSV that `error_band_basis` names (`--residuals-out`),
+/// with `comment` lines ahead of the header.
+[[nodiscard]] std::string residuals_csv(const std::vector<ValidationRow>& rows, const std::vector<std::string>& comment);
 /// The rows as `clustersim validate --json` writes them.
 [[nodiscard]] nlohmann::ordered_json validation_json(const std::vector<ValidationRow>& rows);
-
-/// Every point of a sweep file evaluated in this process (`jobs` threads; 0: all cores), in point order, each as
-/// {index, label, axes, status, reason, result (run's JSON), plan}: what `clustersim sweep` stores in its
-/// database, without one. Throws InputError for a bad sweep file or a point that does not load.
-[[nodiscard]] nlohmann::ordered_json sweep(const std::string& path, int jobs = 0);
 
 /// The scenario keys that, written into a scenario (dotted key, value text as a file would hold it), make it
 /// run `plan`: parallelism.* and the training.* keys the plan sets (micro-batch, recompute, overlap). The

@@ -1,12 +1,9 @@
 #include "sim/cli/cmd_cost.hpp"
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 
-#include "sim/core/error.hpp"
-#include "sim/hardware/cost_table.hpp"
-#include "sim/hardware/device_profile.hpp"
+#include "sim/api/clustersim.hpp"
 
 namespace cs::cli {
 
@@ -22,17 +19,7 @@ void register_cost_command(CLI::App& app) {
   cmd->add_option("--csv", args->csv, "CSV of shapes with the header op,dtype,m,n,k ('-' for standard input)")
       ->required()
       ->type_name("FILE|-");
-  cmd->callback([args] {
-    const DeviceProfile profile = find_device_profile(args->profile);
-    const auto model = make_cost_model(profile);
-    if (args->csv == "-") {
-      write_cost_csv(std::cin, "<stdin>", std::cout, *model);
-      return;
-    }
-    std::ifstream in(args->csv);
-    if (!in) throw InputError({args->csv, 0, 0}, "", "cannot open the shapes file");
-    write_cost_csv(in, args->csv, std::cout, *model);
-  });
+  cmd->callback([args] { std::cout << api::kernel_cost_csv(args->profile, args->csv); });
 }
 
 }  // namespace cs::cli

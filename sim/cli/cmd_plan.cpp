@@ -7,7 +7,6 @@
 
 #include "sim/api/clustersim.hpp"
 #include "sim/cli/settings_option.hpp"
-#include "sim/core/atomic_file.hpp"
 
 namespace cs::cli {
 

@@ -5,7 +5,6 @@
 
 #include "sim/api/clustersim.hpp"
 #include "sim/cli/settings_option.hpp"
-#include "sim/core/atomic_file.hpp"
 
 namespace cs::cli {
 
@@ -34,12 +33,11 @@ void register_run_command(CLI::App& app) {
     // Everything is validated and simulated before any output file is touched.
     const Scenario sc = api::load({.path = args->scenario, .text = {}, .set = parse_settings(args->set),
                                    .profile = args->profile});
-    TraceWriter trace;
+    std::string trace_json;
     api::RunOptions options;
-    if (!args->trace.empty()) options.observers.push_back(&trace);
+    if (!args->trace.empty()) options.trace_json = &trace_json;
     const RunResult r = api::run(sc, options);
     const std::string json = api::result_json(sc, r).dump(2) + "\n";
-    const std::string trace_json = args->trace.empty() ? std::string{} : trace.to_json();
     (args->json == "-" ? std::cerr : std::cout) << text_summary(sc, r);
     if (!args->json.empty()) write_file_atomically(args->json, json);
     if (!args->trace.empty()) write_file_atomically(args->trace, trace_json);

@@ -6,8 +6,6 @@
 #include <sstream>
 
 #include "sim/api/clustersim.hpp"
-#include "sim/core/atomic_file.hpp"
-#include "sim/core/error.hpp"
 
 namespace cs::cli {
 
@@ -46,11 +44,10 @@ void register_schema_command(CLI::App& app) {
     }
     const auto kind = api::parse_input_kind(args->kind);
     if (!kind) throw InputError({}, "kind", "must be scenario, topology, profile or sweep, got \"" + args->kind + "\"");
-    const ParamSection& s = api::schema(*kind);
     if (args->markdown) {
-      std::cout << param_markdown(s, "");
+      std::cout << api::schema_markdown(*kind);
     } else {
-      std::cout << param_json_schema(s, "clustersim " + args->kind + " file").dump(2) << "\n";
+      std::cout << api::json_schema(*kind).dump(2) << "\n";
     }
   });
 }

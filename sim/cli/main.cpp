@@ -14,10 +14,8 @@
 #include "sim/cli/cmd_sweep.hpp"
 #include "sim/cli/cmd_tco.hpp"
 #include "sim/cli/cmd_validate.hpp"
-#include "sim/cli/exit_codes.hpp"
 #include "sim/api/clustersim.hpp"
-#include "sim/core/error.hpp"
-#include "sim/sweep/sweep_schema.hpp"
+#include "sim/cli/exit_codes.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"clustersim: simulate LLM training on a GPU cluster and report step time, MFU, memory, power and cost"};
@@ -32,7 +30,6 @@ int main(int argc, char** argv) {
   cs::cli::register_results_command(app);
   cs::cli::register_plan_command(app);
   cs::cli::register_schema_command(app);
-  cs::api::register_sweep_schema(cs::sweep_schema());
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "sim/api/clustersim.hpp"
-#include "sim/core/error.hpp"
 
 namespace cs::cli {
 

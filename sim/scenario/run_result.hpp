@@ -18,7 +18,7 @@ struct RunResult {
   std::string scenario;            ///< scenario name
   int gpus = 0;
   StepResult step;
-  /// How far the step time may be off, from the validation residuals (validation_residuals.hpp); set by
+  /// How far the step time may be off, from the validation residuals the scenario names (band_basis.hpp); set by
   /// run_scenario, with samples 0 and the reason in its basis when there are no residuals to rest on.
   std::optional<ErrorBand> step_band;
   double tokens_per_step = 0;      ///< global batch x sequence length

@@ -4,7 +4,7 @@
 #include "sim/collectives/unit_collective_estimator.hpp"
 #include "sim/core/event_engine.hpp"
 #include "sim/scenario/facility_link.hpp"
-#include "sim/scenario/validation_residuals.hpp"
+#include "sim/scenario/band_basis.hpp"
 
 namespace cs {
 
@@ -37,7 +37,8 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   r.network = network_stats.report(engine.now(), r.step.step_time);
 
   const double step_s = r.step.step_time.seconds();
-  r.step_band = step_band(sc, step_s, shipped_residuals());
+  r.step_band = step_band({is_quantized(sc.training.precision), sc.model.is_moe(), sc.plan.gpus()}, sc.profile, step_s,
+                          sc.band_basis ? *sc.band_basis : ResidualSet{.problem = "the scenario names no error band basis"});
   r.tokens_per_step = static_cast<double>(sc.training.global_batch) * sc.training.seq_len;
   r.tokens_per_s = r.tokens_per_step / step_s;
   r.peak_per_gpu = sc.profile.gpu.peak_for(sc.training.precision);

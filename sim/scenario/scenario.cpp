@@ -1,5 +1,8 @@
 #include "sim/scenario/scenario.hpp"
 
+#include <filesystem>
+
+#include "sim/core/data_dir.hpp"
 #include "sim/input/input_node.hpp"
 #include "sim/scenario/scenario_params.hpp"
 
@@ -46,6 +49,25 @@ int auto_dp(const InputNode& root, const ParallelPlan& p, int gpus) {
   section.fail(why);
 }
 
+/// The residual set `ref` names (absent: the shipped one). A file the scenario names must exist (a path, or one
+/// relative to the data directory); "none" gives no band; a missing shipped file leaves the band's reason.
+std::shared_ptr<const ResidualSet> load_band_basis(const std::optional<FileRef>& ref) {
+  if (!ref) return std::make_shared<const ResidualSet>(load_residual_set(data_path(kShippedBandBasis)));
+  if (ref->name == "none") {
+    auto none = std::make_shared<ResidualSet>();
+    none->problem = "error_band_basis is none";
+    return none;
+  }
+  std::error_code ec;
+  const std::string path = std::filesystem::exists(ref->name, ec) ? ref->name : data_path(ref->name);
+  if (!std::filesystem::exists(path, ec)) {
+    throw InputError(ref->where, ref->key_path, "no residual file \"" + ref->name + "\" (nor " + path + ")");
+  }
+  auto set = std::make_shared<const ResidualSet>(load_residual_set(path));
+  if (!set->problem.empty()) throw InputError(ref->where, ref->key_path, set->problem);
+  return set;
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
@@ -86,6 +108,7 @@ Scenario load_scenario(const InputNode& root, const std::string& profile_overrid
     return find_device_profile(profile_override.empty() ? in.profile.name : profile_override);
   });
   check_price_references(sc);
+  sc.band_basis = load_band_basis(in.band_basis);
 
   check_plan(root.location(), sc.model, sc.plan, sc.training, sc.gpus, sc.topology.node().gpus);
   if (sc.profile.gpu.peak.count(sc.training.precision) == 0) {

@@ -3,11 +3,14 @@
 // anything runs.
 #pragma once
 
+#include <memory>
+
 #include <string>
 
 #include "sim/input/input_node.hpp"
 
 #include "sim/collectives/network_options.hpp"
+#include "sim/scenario/band_basis.hpp"
 #include "sim/facility/facility_config.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/topology/topology.hpp"
@@ -29,6 +32,8 @@ struct Scenario {
   NetworkOptions network;    ///< communication model, algorithm overrides, calibration (defaults when absent)
   FacilityConfig facility;   ///< power, cooling, reliability and cost settings (defaults when absent)
   std::string pricebook;     ///< price-book file; empty: data/pricebook.yaml
+  /// What the step-time band rests on (error_band_basis, read by the loader); never null after loading.
+  std::shared_ptr<const ResidualSet> band_basis;
 };
 
 /// Reads and checks `path`; `profile_override` (a name or file), when not empty, replaces cluster.profile.

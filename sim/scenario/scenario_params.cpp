@@ -1,6 +1,7 @@
 #include "sim/scenario/scenario_params.hpp"
 
 #include "sim/collectives/network_params.hpp"
+#include "sim/scenario/band_basis.hpp"
 #include "sim/facility/facility_params.hpp"
 #include "sim/workload/workload_params.hpp"
 
@@ -59,6 +60,14 @@ const ParamTable<ScenarioInput>& scenario_params() {
     });
     p.section(&ScenarioInput::network, network_params());
     p.section(&ScenarioInput::facility, facility_params());
+    ParamSpec basis = file_ref_spec(
+        "error_band_basis",
+        "the step-time residuals (measured / predicted) of validation rows that the run's error band rests on: a "
+        "CSV as `clustersim validate --residuals-out` writes it, a path or one relative to the data directory; "
+        "`none`: no band");
+    basis.required = false;
+    basis.default_text = kShippedBandBasis;
+    p.custom(basis, [](const InputNode& n, ScenarioInput& s) { s.band_basis = read_ref(n); });
     return p;
   }();
   return t;

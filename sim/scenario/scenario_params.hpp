@@ -4,6 +4,8 @@
 // planner's forms read its schema.
 #pragma once
 
+#include <optional>
+
 #include <string>
 
 #include "sim/collectives/network_options.hpp"
@@ -34,6 +36,7 @@ struct ScenarioInput {
   TrainingConfig training;
   NetworkOptions network;
   FacilityConfig facility;
+  std::optional<FileRef> band_basis;  ///< error_band_basis: the residual file the step-time band rests on
 };
 
 /// The scenario file's table (built once; immutable, shared by threads).

@@ -142,7 +142,7 @@ struct Builder {
   /// _apply_rotary_pos_emb_bshd on Q and on K, each cos(freqs) * mscale and sin(freqs) * mscale cast to 16-bit
   /// (three small kernels each), then t * cos, the rotated half (a negation of one half and a concatenation),
   /// times sin, their sum and a final concatenation with the pass-through part: 12 kernels per tensor forward, 8
-  /// backward. Their cost is measured (H100 run 7, calibrate/pytorch/gpt_oss_extras_study.py): 42 bytes per
+  /// backward. Their cost is measured (H100 run 7, calibrate/studies/gpt_oss_extras_study.py): 42 bytes per
   /// element forward and 50 backward at the part's bandwidth (broadcast multiplies and last-dimension
   /// concatenations run well below a copy's rate). `elements`: Q's and K's together.
   void unfused_rope(double elements) {
@@ -367,7 +367,7 @@ struct Builder {
       // the expert's rows (fp32), then one concatenation and the cast back to 16-bit (2 kernels per expert and 2);
       // autograd's backward casts the gradient and reduces grad x prob over the rows (the bias gradient) and
       // grad x bias over the width (the probability gradient), 8 kernels per expert and 5. Measured (H100 run 7,
-      // calibrate/pytorch/gpt_oss_extras_study.py, 4-16 experts of 1,024-4,096 rows of 2,880): 38 bytes per
+      // calibrate/studies/gpt_oss_extras_study.py, 4-16 experts of 1,024-4,096 rows of 2,880): 38 bytes per
       // element of the experts' output forward and 61 backward at the part's bandwidth.
       Op bias{"expert output bias (per-expert loop)", OpKind::memory};
       const double elements = static_cast<double>(per_expert * local_experts) * static_cast<double>(h);

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "sim/scenario/validation.hpp"
-#include "sim/scenario/validation_residuals.hpp"
+#include "sim/validation/validation.hpp"
+#include "sim/scenario/band_basis.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "sim/scenario/recipe_table.hpp"
+#include "sim/validation/recipe_table.hpp"
 
 #include <algorithm>
 #include <cctype>

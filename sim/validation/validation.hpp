@@ -12,6 +12,7 @@
 
 #include "sim/input/csv_table.hpp"
 #include "sim/replay/step_replay.hpp"
+#include "sim/scenario/band_basis.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/workload/error_band.hpp"
 #include "sim/workload/memory_model.hpp"
@@ -57,12 +58,6 @@ using PlanFilter = std::function<bool(const ParallelPlan&, const Overlap&)>;
 /// fits. The plan search provides one (choose_fastest_plan, sim/search/fastest_plan.hpp).
 using LayoutChooser = std::function<std::optional<std::string>(Scenario&, const PlanFilter& keep)>;
 
-/// The kernel-fit error that widens a band of a prediction made with `p`: the GEMM holdout p90 of a measured
-/// profile, 0 for a datasheet one (whose errors are all in the validation residuals).
-[[nodiscard]] double band_calibration_p90(const DeviceProfile& p) noexcept;
-/// The quantities a row is compared on, safest first: "step_time_s", "tokens_per_s_per_gpu", "tflops_per_gpu",
-/// "mfu_pct" (ValidationRow::quantity, and the quantity column of a residual file).
-[[nodiscard]] const std::vector<std::string>& validation_quantities();
 /// The columns a validation file must have.
 [[nodiscard]] const std::vector<std::string>& validation_columns();
 /// Builds the scenario of one row (throws InputError located at the row for values that make no sense;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <map>
 
-#include "sim/scenario/validation.hpp"
+#include "sim/validation/validation.hpp"
 #include "sim/search/fastest_plan.hpp"
 
 namespace cs {

@@ -1,5 +1,5 @@
 // Validation rows: parsing, skip reasons, and the accuracy bound on the public development set.
-#include "sim/scenario/validation.hpp"
+#include "sim/validation/validation.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "sim/scenario/validation.hpp"
+#include "sim/validation/validation.hpp"
 
 namespace cs::testing {
 

@@ -1,25 +1,13 @@
-#include "sim/scenario/validation_residuals.hpp"
-
-#include <fmt/format.h>
+#include "sim/scenario/band_basis.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
-#include <ostream>
 
-#include "sim/core/data_dir.hpp"
 
 namespace cs {
 namespace {
-
-/// A CSV cell in quotes when it holds a comma, quote or line break (RFC 4180).
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 /// The column (1-based) of `name` in `t`, for error locations.
 int column_of(const CsvTable& t, const std::string& name) { return static_cast<int>(*t.column(name)) + 1; }
@@ -45,23 +33,31 @@ bool flag(const CsvTable& t, const CsvTable::Row& row, const std::string& name) 
 
 }  // namespace
 
+const std::vector<std::string>& validation_quantities() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const auto& q : kComparedQuantities) out.emplace_back(q.name);
+    return out;
+  }();
+  return names;
+}
+
 const std::vector<std::string>& residual_columns() {
   static const std::vector<std::string> cols{"row_id", "source", "quantity", "measured", "predicted",
                                              "time_ratio", "fp8", "moe", "gpus", "calibration_p90"};
   return cols;
 }
 
-void write_residuals(std::ostream& out, const std::vector<ValidationRow>& rows, const std::vector<std::string>& comment) {
-  for (const std::string& c : comment) out << "# " << c << "\n";
-  std::string header;
-  for (const auto& c : residual_columns()) header += (header.empty() ? "" : ",") + c;
-  out << header << "\n";
-  for (const ValidationRow& v : rows) {
-    if (v.skipped || v.predicted <= 0 || v.measured <= 0) continue;
-    // Shortest round-trip text of every number: reading the file back gives the same doubles.
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{}\n", csv_cell(v.id), csv_cell(v.source), v.quantity, v.measured,
-                       v.predicted, v.time_ratio(), v.fp8 ? 1 : 0, v.moe ? 1 : 0, v.gpus, v.calibration_p90);
-  }
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+double band_calibration_p90(const DeviceProfile& p) noexcept {
+  const auto& cal = p.fits.calibration;
+  return p.measured() && cal && cal->gemm_holdout_count > 0 ? cal->gemm_holdout_p90 : 0.0;
 }
 
 std::vector<Residual> parse_residuals(const CsvTable& t) {
@@ -140,21 +136,14 @@ ResidualSet load_residual_set(const std::string& path) {
   return s;
 }
 
-const ResidualSet& shipped_residuals() {
-  // A function-local static: initialised once, by the first caller, even with sweep threads racing.
-  static const ResidualSet set = load_residual_set(data_path(kResidualsFile));
-  return set;
-}
-
-ErrorBand step_band(const Scenario& sc, double step_s, const ResidualSet& set) {
+ErrorBand step_band(const BandQuery& q, const DeviceProfile& p, double step_s, const ResidualSet& set) {
   if (!set.problem.empty()) {
     ErrorBand none;
     none.level = kStepBandLevel;
     none.basis = "no validation residuals: " + set.problem;
     return none;
   }
-  const BandQuery q{is_quantized(sc.training.precision), sc.model.is_moe(), sc.plan.gpus()};
-  ErrorBand b = error_band(step_s, q, set.residuals, band_calibration_p90(sc.profile), kStepBandLevel);
+  ErrorBand b = error_band(step_s, q, set.residuals, band_calibration_p90(p), kStepBandLevel);
   if (b.valid()) {
     b.basis += "; tested leaving each row out, such bands held " + std::to_string(set.coverage.held) + " of " +
                std::to_string(set.coverage.rows) + " rows";

@@ -1,4 +1,4 @@
-#include "sim/scenario/validation.hpp"
+#include "sim/validation/validation.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "sim/scenario/recipe_table.hpp"
+#include "sim/validation/recipe_table.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/workload/model_zoo.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
@@ -107,15 +107,9 @@ std::string lower(std::string s) {
   return s;
 }
 
-/// The quantities a row may be compared on, safest first, and the column that measures each.
-constexpr std::pair<const char*, const char*> kQuantities[] = {{"step_time_s", "meas_step_time_s"},
-                                                               {"tokens_per_s_per_gpu", "meas_tokens_per_s_per_gpu"},
-                                                               {"tflops_per_gpu", "meas_tflops_per_gpu"},
-                                                               {"mfu_pct", "meas_mfu_pct"}};
-
 /// The safest quantity `row` measures and its value; none when it measures nothing to compare.
 std::optional<std::pair<std::string, double>> measured_quantity(const CsvTable& t, const CsvTable::Row& row) {
-  for (const auto& [quantity, column] : kQuantities) {
+  for (const auto& [quantity, column] : kComparedQuantities) {
     if (const auto v = number(t.cell(row, column))) return std::pair<std::string, double>{quantity, *v};
   }
   return std::nullopt;
@@ -129,20 +123,6 @@ std::string ordinal(int n) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& validation_quantities() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const auto& q : kQuantities) out.emplace_back(q.first);
-    return out;
-  }();
-  return names;
-}
-
-double band_calibration_p90(const DeviceProfile& p) noexcept {
-  const auto& cal = p.fits.calibration;
-  return p.measured() && cal && cal->gemm_holdout_count > 0 ? cal->gemm_holdout_p90 : 0.0;
-}
 
 const std::vector<std::string>& validation_columns() {
   static const std::vector<std::string> cols{

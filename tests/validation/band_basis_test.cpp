@@ -1,11 +1,14 @@
 // The residual file behind every run's step-time band: written and read back to the same doubles, a malformed
 // file is a located error, and a shipped scenario's band brackets its predicted step time.
-#include "sim/scenario/validation_residuals.hpp"
+#include "sim/scenario/band_basis.hpp"
+#include "sim/validation/residual_writer.hpp"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
 
+#include "sim/core/data_dir.hpp"
 #include "sim/scenario/runner.hpp"
 
 namespace cs {
@@ -102,16 +105,56 @@ TEST(ValidationResiduals, MissingFileGivesNoBandAndSaysWhy) {
   EXPECT_TRUE(set.residuals.empty());
   EXPECT_NE(set.problem.find("not found"), std::string::npos);
   const Scenario sc = load_scenario(std::string(CS_SOURCE_DIR) + "/scenarios/gpt3-1.3b-8xh100-dp.yaml");
-  const ErrorBand b = step_band(sc, 1.0, set);
+  const ErrorBand b = step_band(BandQuery{false, false, sc.plan.gpus()}, sc.profile, 1.0, set);
   EXPECT_FALSE(b.valid());
   EXPECT_NE(b.basis.find("no validation residuals"), std::string::npos);
 }
 
 TEST(ValidationResiduals, ShippedFileIsReadAndWellFormed) {
-  const ResidualSet& set = shipped_residuals();
+  const ResidualSet set = load_residual_set(data_path(kShippedBandBasis));
   EXPECT_TRUE(set.problem.empty()) << set.problem;
   EXPECT_GE(set.residuals.size(), 40u);  // public and modern rows that were predicted
-  EXPECT_EQ(&set, &shipped_residuals());  // read once
+  // A scenario that names no basis rests on the shipped file, read by its loader.
+  const Scenario sc = load_scenario(std::string(CS_SOURCE_DIR) + "/scenarios/gpt3-1.3b-8xh100-dp.yaml");
+  ASSERT_TRUE(sc.band_basis);
+  EXPECT_EQ(sc.band_basis->path, set.path);
+  EXPECT_EQ(sc.band_basis->residuals.size(), set.residuals.size());
+}
+
+/// The 8-GPU shipped scenario with one more top-level line.
+std::string with_basis(const std::string& line) {
+  std::ifstream in(std::string(CS_SOURCE_DIR) + "/scenarios/gpt3-1.3b-8xh100-dp.yaml");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str() + line + "\n";
+}
+
+TEST(ValidationResiduals, TheScenarioNamesItsBasis) {
+  // A residual file of the scenario's own: the band rests on its rows alone.
+  const std::string own = ::testing::TempDir() + "/own_residuals.csv";
+  {
+    std::ofstream out(own);
+    out << "row_id,source,quantity,measured,predicted,time_ratio,fp8,moe,gpus,calibration_p90\n";
+    for (int i = 0; i < 8; ++i) out << "r" << i << ",test,step_time_s," << 1.0 + 0.02 * i << ",1,"
+                                    << 1.0 + 0.02 * i << ",0,0,8,0\n";
+  }
+  const Scenario mine = load_scenario_text(with_basis("error_band_basis: " + own), "mine.yaml");
+  EXPECT_EQ(mine.band_basis->residuals.size(), 8u);
+  const RunResult r = run_scenario(mine);
+  ASSERT_TRUE(r.step_band && r.step_band->valid()) << (r.step_band ? r.step_band->basis : "");
+  EXPECT_GT(r.step_band->high, r.step.step_time.seconds());  // every residual says measured >= predicted
+  // none: no band, and the run says why.
+  const RunResult bare = run_scenario(load_scenario_text(with_basis("error_band_basis: none"), "bare.yaml"));
+  ASSERT_TRUE(bare.step_band);
+  EXPECT_FALSE(bare.step_band->valid());
+  // A named file that does not exist is bad input at its key.
+  try {
+    (void)load_scenario_text(with_basis("error_band_basis: no/such.csv"), "missing.yaml");
+    FAIL() << "a missing basis file was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "error_band_basis");
+    EXPECT_GT(e.where().line, 0);
+  }
 }
 
 TEST(ValidationResiduals, ShippedScenarioGetsABandAroundItsStepTime) {
@@ -126,11 +169,11 @@ TEST(ValidationResiduals, ShippedScenarioGetsABandAroundItsStepTime) {
   EXPECT_DOUBLE_EQ(b.level, kStepBandLevel);
   EXPECT_GE(b.samples, 5);
   EXPECT_NE(b.basis.find("validation rows (dense, 16-bit"), std::string::npos) << b.basis;
-  const Coverage& c = shipped_residuals().coverage;
+  const Coverage& c = sc.band_basis->coverage;
   EXPECT_NE(b.basis.find("tested leaving each row out, such bands held " + std::to_string(c.held) + " of " + std::to_string(c.rows)),
             std::string::npos) << b.basis;
   // The same band as error_band() over the shipped residuals directly: run_scenario adds nothing of its own.
-  const ErrorBand direct = error_band(step, BandQuery{false, false, sc.plan.gpus()}, shipped_residuals().residuals,
+  const ErrorBand direct = error_band(step, BandQuery{false, false, sc.plan.gpus()}, sc.band_basis->residuals,
                                       band_calibration_p90(sc.profile), kStepBandLevel);
   EXPECT_DOUBLE_EQ(b.low, direct.low);
   EXPECT_DOUBLE_EQ(b.high, direct.high);

@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "sim/core/data_dir.hpp"
-#include "sim/scenario/recipe_table.hpp"
+#include "sim/validation/recipe_table.hpp"
 #include "validation_csv.hpp"
 
 namespace cs {

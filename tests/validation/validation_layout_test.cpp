@@ -6,9 +6,9 @@
 #include <map>
 #include <string>
 
-#include "sim/scenario/validation.hpp"
+#include "sim/validation/validation.hpp"
 #include "sim/search/fastest_plan.hpp"
-#include "../scenario/validation_csv.hpp"
+#include "validation_csv.hpp"
 
 namespace cs {
 namespace {
