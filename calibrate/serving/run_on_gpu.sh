@@ -48,7 +48,7 @@ run() {
 }
 
 {
-  run serve_steps.py 100 --out "$out/steps.csv" --max-s 85
+  run serve_steps.py 110 --out "$out/steps.csv" --max-s 95
   run skinny_gemm.py 60 --out "$out/gemm.csv" --max-s 48
   run decode_attention.py 45 --out "$out/decode_attention.csv" --max-s 36
   run serve_ops.py 40 --out "$out/ops.csv" --max-s 30

@@ -18,15 +18,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import torch  # noqa: E402
 
-# The shared PyTorch helpers, re-exported to the serving scripts: calibrate/pytorch/cs_bench.py, or, in a tree
-# from before that module gathered them, the separate modules it replaced.
-try:
-    from cs_bench import COLUMNS, NvmlWindow, pynvml, quantile, sleep_cycles, time_launches  # noqa: E402
-except ImportError:
-    from nvml_window import NvmlWindow, pynvml  # noqa: E402
-    from samples_file import COLUMNS, quantile  # noqa: E402
-    from queued_timing import sleep_cycles  # noqa: E402
-    from attention_bench import time_launches  # noqa: E402
+# The shared PyTorch helpers (calibrate/pytorch/cs_bench.py), re-exported to the serving scripts.
+from cs_bench import COLUMNS, NvmlWindow, pynvml, quantile, sleep_cycles, time_launches  # noqa: E402
 
 EXTRA = ("kv_heads,ctx,tokens,model,method,inner,flops,gb_per_s,tflop_per_s,host_s,kernels,kernel,note,"
          "power_limit_w,gpu,driver,torch,cuda,date")

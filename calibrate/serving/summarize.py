@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Headline numbers of a serving calibration run as Markdown tables (standard library only, runs anywhere):
 the run's provenance, the HBM copy reference, skinny-GEMM bandwidth at M = 1 and the fp8/bf16 speed-up per M,
-decode and prefill attention, the small operators, whole steps (graph, eager, eager queued, host time), and
-every failed or skipped row. With --rows, the 1.5B steps beside ../shared/validation/serving_rows.csv.
+decode and prefill attention, the small operators, whole steps (graph, eager, eager queued, host time), decode
+steps rebuilt from the kernel rows against the measured ones, and every failed or skipped row. With --rows, the 1.5B steps beside ../shared/validation/serving_rows.csv.
 
     python3 calibrate/serving/summarize.py RUNDIR [--rows ../shared/validation/serving_rows.csv]
 """
@@ -155,6 +155,46 @@ def steps_section(rows, ref):
     table(["model", "batch", "prompt", "ms", "host ms", "SM MHz", "W", "serving_rows.csv ms"], out)
 
 
+STEP_SHAPES = {"llama-1.5b": ("llama3.2-1b", 16, "32", "64"), "llama3-8b": ("llama3-8b", 32, "32", "128")}
+LAYER_OPS = (("rmsnorm", 2), ("rope", 1), ("kv_write_slice", 1), ("residual_add", 2), ("swiglu", 1))
+LAYER_GEMMS = ("qkv", "o", "gate_up", "down")
+
+
+def composed_decode(model, b, ctx, gemm, dec, ops):
+    """A decode step rebuilt from the kernel rows of the same run (graph-timed): embedding, per layer two
+    RMSNorms, the QKV, output, gate+up and down GEMMs at M = batch, RoPE, the cache write, decode attention at
+    (batch, ctx), two residual adds and SwiGLU; the final RMSNorm and LM head + argmax. None if a row is missing."""
+    name, layers, heads, d = STEP_SHAPES[model]
+
+    def pick(rows, **kv):
+        r = next((x for x in rows if all(x[k] == v for k, v in kv.items()) and num(x, "median_s")), None)
+        return num(r, "median_s") if r else None
+    t = str(b)
+    layer = [pick(gemm, model=name, op=g, m=t, dtype="bf16") for g in LAYER_GEMMS]
+    layer += [n * (pick(ops, model=name, op=o, tokens=t) or float("nan")) for o, n in LAYER_OPS]
+    layer.append(pick(dec, op="decode_attn_sdpa", heads=heads, kv_heads="8", head_dim=d, batch=t, ctx=str(ctx)))
+    once = [pick(ops, model=name, op="embedding", tokens=t), pick(ops, model=name, op="rmsnorm", tokens=t),
+            pick(ops, model=name, op="lm_head_argmax", tokens=t)]
+    if any(x is None or x != x for x in layer + once):
+        return None
+    return layers * sum(layer) + sum(once)
+
+
+def composition_section(steps, gemm, dec, ops):
+    out = []
+    for r in steps:
+        if r["op"] != "decode_step" or r["method"] != "graph" or not num(r, "median_s"):
+            continue
+        c = composed_decode(r["model"], int(r["batch"]), int(r["ctx"]), gemm, dec, ops)
+        if c:
+            out.append([r["model"], r["batch"], r["ctx"], ms(num(r, "median_s")), ms(c),
+                        f"{(c / num(r, 'median_s') - 1) * 100:+.1f}%"])
+    if out:
+        print("### Decode steps rebuilt from this run's kernel rows (sum of graph-timed calls) against the graph-"
+              "replayed step\n")
+        table(["model", "batch", "ctx", "step ms", "sum of kernel rows ms", "sum vs step"], out)
+
+
 def serving_rows(path):
     """(kind, batch, prompt or ctx) -> (meas_step_time_s, note's eager figure) of the shared serving rows."""
     ref = {}
@@ -195,6 +235,7 @@ def main():
     gemm_section(data["gemm.csv"])
     attention_section(data["decode_attention.csv"], data["prefill_attention.csv"])
     steps_section(data["steps.csv"], serving_rows(args.rows))
+    composition_section(data["steps.csv"], data["gemm.csv"], data["decode_attention.csv"], data["ops.csv"])
     bad = [(f, r) for f in files for r in data[f] if not num(r, "median_s")]
     if bad:
         print("### Failed or skipped rows\n")
