@@ -70,21 +70,25 @@ InputNode InputNode::parse(const std::string& text, const std::string& name) {
 
 InputNode InputNode::parse(const std::string& text, const std::string& name, const std::vector<Setting>& settings) {
   InputNode doc = parse(text, name);
-  if (settings.empty()) return doc;
-  auto written = std::make_shared<Written>();
+  doc.apply(settings, "--set ");
+  return doc;
+}
+
+void InputNode::apply(const std::vector<Setting>& settings, const std::string& origin_prefix) {
+  if (settings.empty()) return;
+  auto written = written_ ? std::make_shared<Written>(*written_) : std::make_shared<Written>();
   for (const Setting& s : settings) {
-    const std::string origin = "--set " + s.key + "=" + s.value;
+    const std::string origin = origin_prefix + s.key + "=" + s.value;
     if (s.key.empty() || s.key.front() == '.' || s.key.back() == '.' || s.key.find("..") != std::string::npos) {
       throw InputError({origin, 0, 0}, s.key, "a setting is KEY=VALUE with a dotted key (cluster.gpus=512)");
     }
-    if (const auto blocked = set_dotted(doc.node_, s.key, value_node(s.value))) {
+    if (const auto blocked = set_dotted(node_, s.key, value_node(s.value))) {
       throw InputError({origin, 0, 0}, s.key,
-                       blocked->first + " is " + blocked->second + " in " + name + ", not a mapping of keys");
+                       blocked->first + " is " + blocked->second + " in " + *file_ + ", not a mapping of keys");
     }
-    written->emplace_back(*find_dotted(doc.node_, s.key), origin);
+    written->emplace_back(*find_dotted(node_, s.key), origin);
   }
-  doc.written_ = std::move(written);
-  return doc;
+  written_ = std::move(written);
 }
 
 InputNode InputNode::parse_value(const std::string& text, const std::string& name, const std::string& path) {

@@ -23,6 +23,10 @@ class InputNode {
   /// Loads and parses a YAML file. Throws InputError for a missing or unreadable file, an empty file, binary
   /// content, a YAML syntax error, or a top level that is not a mapping.
   [[nodiscard]] static InputNode load_file(const std::string& path);
+  /// Writes `settings` over this document (a mapping) before anything reads it; an error at a value a setting
+  /// wrote is located at `origin_prefix` + "KEY=VALUE" ("--set cluster.gpus=512"). Throws InputError for a
+  /// malformed key or a path through a scalar.
+  void apply(const std::vector<Setting>& settings, const std::string& origin_prefix);
   /// load_file, then `settings` applied as parse(text, name, settings) does.
   [[nodiscard]] static InputNode load_file(const std::string& path, const std::vector<Setting>& settings);
   /// Parses YAML text; `name` stands in for the file name in messages.

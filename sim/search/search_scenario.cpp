@@ -20,16 +20,6 @@ YAML::Node try_parse(const std::string& text) {
   }
 }
 
-template <class T>
-std::optional<T> plain(const YAML::Node& n) {
-  if (!n || !n.IsScalar()) return std::nullopt;
-  try {
-    return n.as<T>();
-  } catch (const YAML::Exception&) {
-    return std::nullopt;
-  }
-}
-
 bool is_search(const YAML::Node& root) {
   return root.IsMap() && root["parallelism"] && root["parallelism"].IsScalar() &&
          root["parallelism"].Scalar() == "search";
@@ -39,61 +29,49 @@ bool is_search(const YAML::Node& root) {
 
 bool asks_for_plan_search(const std::string& yaml_text) { return is_search(try_parse(yaml_text)); }
 
-std::string with_placeholder_plan(const std::string& yaml_text) {
-  const YAML::Node root = try_parse(yaml_text);
-  if (!is_search(root)) return yaml_text;
-  int gpus = 0;
-  if (root["cluster"] && root["cluster"].IsMap()) gpus = plain<int>(root["cluster"]["gpus"]).value_or(0);
-  if (gpus <= 0) return yaml_text;
-  // Scalars are replaced in place, on their own lines, so the loader's line:column still point into the
-  // user's text. Replacements run from the end so earlier offsets stay valid.
-  struct Edit {
-    std::size_t pos;
-    std::string text;
-  };
-  std::vector<Edit> edits{{static_cast<std::size_t>(root["parallelism"].Mark().pos), "{dp: " + std::to_string(gpus) + "}"}};
-  const YAML::Node training = root["training"];
-  if (training && training.IsMap()) {
-    const auto batch = plain<std::int64_t>(training["global_batch"]);
-    if (batch && *batch > 0) {
-      edits.push_back({static_cast<std::size_t>(training["global_batch"].Mark().pos), std::to_string(gpus)});
-      if (plain<int>(training["micro_batch"])) {
-        edits.push_back({static_cast<std::size_t>(training["micro_batch"].Mark().pos), "1"});
-      }
-    }
+namespace {
+
+/// The integer at `key` of the mapping `section`, when it is one (the loader reports anything else).
+std::optional<std::int64_t> plain_integer(const InputNode& section, std::string_view key) {
+  if (!section.is_map()) return std::nullopt;
+  const auto n = section.find(key);
+  if (!n || !n->is_scalar()) return std::nullopt;
+  try {
+    return n->as<std::int64_t>();
+  } catch (const InputError&) {
+    return std::nullopt;
   }
-  std::sort(edits.begin(), edits.end(), [](const Edit& a, const Edit& b) { return a.pos > b.pos; });
-  std::string out = yaml_text;
-  for (const Edit& e : edits) {
-    // The scalar's extent: a quoted string to its closing quote, a plain scalar to the end of its token.
-    std::size_t end = e.pos;
-    if (end < out.size() && (out[end] == '"' || out[end] == '\'')) {
-      end = out.find(out[e.pos], e.pos + 1);
-      end = end == std::string::npos ? out.size() : end + 1;
-    } else {
-      while (end < out.size() && out[end] != '\n' && out[end] != ' ' && out[end] != '#' && out[end] != ',' &&
-             out[end] != '}' && out[end] != '\r') {
-        ++end;
-      }
-    }
-    out.replace(e.pos, end - e.pos, e.text);
-  }
-  return out;
 }
 
+}  // namespace
+
 SearchableScenario load_searchable_scenario(const std::string& yaml_text, const std::string& name) {
+  // Parsed once: the placeholder is written over the parsed document as settings, so every other value keeps
+  // its place in the user's text for the loader's messages.
+  InputNode doc = InputNode::parse(yaml_text, name);
   SearchableScenario out;
-  const YAML::Node root = try_parse(yaml_text);
-  out.search = is_search(root);
+  const auto parallelism = doc.find("parallelism");
+  out.search = parallelism && parallelism->is_scalar() && parallelism->as<std::string>() == "search";
   if (!out.search) {
-    out.scenario = load_scenario_text(yaml_text, name);
+    out.scenario = load_scenario(doc);
     return out;
   }
-  out.scenario = load_scenario_text(with_placeholder_plan(yaml_text), name);
+  const auto cluster = doc.find("cluster");
+  const auto training = doc.find("training");
+  const std::optional<std::int64_t> gpus = cluster ? plain_integer(*cluster, "gpus") : std::nullopt;
+  const std::optional<std::int64_t> batch = training ? plain_integer(*training, "global_batch") : std::nullopt;
+  const std::optional<std::int64_t> micro = training ? plain_integer(*training, "micro_batch") : std::nullopt;
+  // The placeholder: every parallelism key at its default (dp auto: every GPU), and a batch that it divides.
+  std::vector<Setting> placeholder{{"parallelism", "{}"}};
+  if (gpus && *gpus > 0 && batch && *batch > 0) {
+    placeholder.push_back({"training.global_batch", std::to_string(*gpus)});
+    if (micro) placeholder.push_back({"training.micro_batch", "1"});
+  }
+  doc.apply(placeholder, "the plan search's placeholder for parallelism: search, ");
+  out.scenario = load_scenario(doc);
   // The loader saw the placeholder's batch sizes; the search works with the scenario's own.
-  const YAML::Node training = root["training"];
-  out.scenario.training.global_batch = training["global_batch"].as<std::int64_t>();
-  out.scenario.training.micro_batch = plain<int>(training["micro_batch"]).value_or(1);
+  if (batch) out.scenario.training.global_batch = *batch;
+  out.scenario.training.micro_batch = static_cast<int>(micro.value_or(1));
   return out;
 }
 

@@ -1,7 +1,8 @@
 // `parallelism: search` in a scenario: the plan is left to the planner. The scenario loader knows only
-// concrete plans, so this hook stands a placeholder plan in (dp = every GPU, one sequence per micro-batch,
+// concrete plans, so this hook writes a placeholder plan over the parsed document as settings (every
+// parallelism key at its default, dp auto = every GPU; one sequence per micro-batch and one per GPU per step,
 // which passes every divisibility check) while the loader checks everything else, then restores the
-// scenario's own batch sizes. The rest of the scenario keeps the loader's located errors.
+// scenario's own batch sizes. The text is parsed once, and the rest keeps the loader's located errors.
 #pragma once
 
 #include <string>
@@ -22,10 +23,5 @@ struct SearchableScenario {
 [[nodiscard]] SearchableScenario load_searchable_scenario(const std::string& yaml_text, const std::string& name);
 /// The same for a file.
 [[nodiscard]] SearchableScenario load_searchable_scenario_file(const std::string& path);
-
-/// `text` with its top-level `parallelism:` replaced by the placeholder plan (unchanged when it does not ask
-/// for a search or when cluster.gpus / training.global_batch are not plain integers, which the loader then
-/// reports).
-[[nodiscard]] std::string with_placeholder_plan(const std::string& yaml_text);
 
 }  // namespace cs
