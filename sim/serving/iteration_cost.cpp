@@ -41,12 +41,15 @@ IterationCost::IterationCost(const ModelSpec& model, const Deployment& deploymen
   }
 }
 
-Time IterationCost::gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch) const {
-  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return Time::zero();
-  const GemmShape s{m, n, k, dtype, batch, GemmLayout::tn};
+Time IterationCost::gemm(std::int64_t tokens, std::int64_t features, std::int64_t k, DType dtype,
+                         std::int64_t batch) const {
+  if (tokens <= 0 || features <= 0 || k <= 0 || batch <= 0) return Time::zero();
+  // y = x W^T as PyTorch calls cuBLAS: column-major m = output features, n = tokens (the leading dimensions are
+  // k, k and the features, so any token count is aligned; a TN shape is symmetric in m and n otherwise).
+  const GemmShape s{features, tokens, k, dtype, batch, GemmLayout::tn};
   // Operands read once and the 16-bit result written once: a skinny GEMM is bound by reading its weights.
   const double in = bytes_per_element(dtype);
-  const Bytes moved{d(batch) * (in * (d(m) * d(k) + d(k) * d(n)) + k16 * d(m) * d(n))};
+  const Bytes moved{d(batch) * (in * (d(tokens) * d(k) + d(k) * d(features)) + k16 * d(tokens) * d(features))};
   return std::max(cost_.gemm(s), cost_.memory_bound(moved));
 }
 
@@ -107,6 +110,20 @@ const IterationCost::TokenKernels& IterationCost::token_kernels(std::int64_t tok
   return by_tokens_.emplace(tokens, k).first->second;
 }
 
+const IterationCost::HeadKernels& IterationCost::head_kernels(std::int64_t rows) const {
+  const auto it = by_rows_.find(rows);
+  if (it != by_rows_.end()) return it->second;
+  const ModelSpec& m = shard_.model;
+  HeadKernels k;
+  if (rows > 0) {
+    k.logits = gemm(rows, m.vocab / shard_.tp, m.hidden, DType::bf16);
+    k.gather = comm_.all_gather(Bytes{d(rows) * d(m.vocab) * k16});
+    k.cast = cost_.memory_bound(Bytes{d(rows) * d(m.vocab) * 6.0});  // bf16 read, fp32 written
+    k.sample = cost_.memory_bound(Bytes{d(rows) * d(m.vocab) * 4.0});
+  }
+  return by_rows_.emplace(rows, k).first->second;
+}
+
 Time IterationCost::prefill_attention(const std::vector<PrefillChunk>& chunks, bool windowed) const {
   if (chunks.empty()) return Time::zero();
   const ModelSpec& m = shard_.model;
@@ -165,10 +182,7 @@ IterationBreakdown IterationCost::breakdown(const BatchShape& b) const {
   const Time decode_window = any_window ? decode_attention(b, true) : Time::zero();
 
   // The head: final norm over every token, logits of the sampled rows, gathered over TP, cast and sampled.
-  const Time logits = gemm(rows, m.vocab / shard_.tp, m.hidden, DType::bf16);
-  const Time gather = comm_.all_gather(Bytes{d(rows) * d(m.vocab) * k16});
-  const Time cast = rows > 0 ? cost_.memory_bound(Bytes{d(rows) * d(m.vocab) * 6.0}) : Time::zero();
-  const Time sample = rows > 0 ? cost_.memory_bound(Bytes{d(rows) * d(m.vocab) * 4.0}) : Time::zero();
+  const auto [logits, gather, cast, sample] = head_kernels(rows);
   const std::array<Time, 7> head{tk.embedding, tk.final_norm, logits, gather, cast, sample, tk.stage_send};
 
   const auto layer = [&](bool moe, bool windowed) {

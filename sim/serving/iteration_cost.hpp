@@ -26,8 +26,9 @@
 // launch (host_launch_cost) and then runs back to back; otherwise every kernel is launched eagerly at
 // host_launch_cost and the GPU waits wherever the host falls behind (HostIssue, sim/replay/host_issue.hpp).
 //
-// The kernels that depend only on T are remembered per T (one map lookup per iteration after the first of each
-// size), so an iteration costs a few lookups and the attention terms. Not thread-safe: one per simulation.
+// The kernels that depend only on T are remembered per T, the output layer's per sampled rows, and every GEMM and
+// attention shape once (MemoCostModel: a fitted price evaluates an efficiency surface), so an iteration costs a
+// few lookups and one bandwidth-bound price per attention term. Not thread-safe: one per simulation.
 #pragma once
 
 #include <array>
@@ -38,6 +39,7 @@
 
 #include "sim/core/units.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
+#include "sim/hardware/memo_cost_model.hpp"
 #include "sim/serving/replica_comm.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "sim/serving/sharded_model.hpp"
@@ -103,18 +105,26 @@ class IterationCost {
     LayerTimes dense{}, moe{};
     Time embedding, final_norm, stage_send;
   };
+  /// The output layer's kernels for `rows` sampled rows: logits GEMM, their all-gather, the cast, sampling.
+  struct HeadKernels {
+    Time logits, gather, cast, sample;
+  };
   [[nodiscard]] const TokenKernels& token_kernels(std::int64_t tokens) const;
+  [[nodiscard]] const HeadKernels& head_kernels(std::int64_t rows) const;
   [[nodiscard]] LayerTimes layer_times(LayerKind kind, std::int64_t tokens) const;
-  [[nodiscard]] Time gemm(std::int64_t m, std::int64_t n, std::int64_t k, DType dtype, std::int64_t batch = 1) const;
+  /// y = x W^T for `tokens` rows of x and `features` outputs (per product, `batch` products).
+  [[nodiscard]] Time gemm(std::int64_t tokens, std::int64_t features, std::int64_t k, DType dtype,
+                          std::int64_t batch = 1) const;
   [[nodiscard]] Time prefill_attention(const std::vector<PrefillChunk>& chunks, bool windowed) const;
   [[nodiscard]] Time decode_attention(const BatchShape& b, bool windowed) const;
 
   ShardedModel shard_;
   EngineConfig engine_;
-  const ComputeCostModel& cost_;
+  MemoCostModel cost_;  ///< the given model, each GEMM and attention shape priced once
   const ReplicaComm& comm_;
   int dense_layers_ = 0, moe_layers_ = 0, windowed_dense_ = 0, windowed_moe_ = 0;
   mutable std::unordered_map<std::int64_t, TokenKernels> by_tokens_;
+  mutable std::unordered_map<std::int64_t, HeadKernels> by_rows_;
 };
 
 }  // namespace cs

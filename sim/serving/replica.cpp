@@ -8,10 +8,6 @@ Replica::Replica(const EngineConfig& engine, const IterationCost& cost, std::int
                  std::vector<Request>& requests)
     : engine_(engine), cost_(cost), requests_(requests), total_blocks_(blocks) {}
 
-std::int64_t Replica::blocks_for(std::int64_t tokens) const noexcept {
-  return (tokens + engine_.block_size - 1) / engine_.block_size;
-}
-
 bool Replica::grow(Request& r, std::int64_t tokens) {
   const std::int64_t need = blocks_for(tokens) - r.blocks;
   if (need <= 0) return true;
@@ -207,6 +203,11 @@ std::optional<Time> Replica::start_iteration() {
   if (batch_.empty() && transfer_ <= Time::zero()) return std::nullopt;
   const Time t = cost_.price(batch_) + transfer_;
   stats_.busy += t;
+  if (!batch_.prefills.empty()) stats_.prefill_busy += t;
+  if (batch_.decodes > 0) {
+    stats_.decode_rows += batch_.decodes;
+    ++stats_.decode_iterations;
+  }
   stats_.block_seconds += static_cast<double>(used_blocks_) * t.seconds();
   stats_.max_blocks = std::max(stats_.max_blocks, used_blocks_);
   ++stats_.iterations;

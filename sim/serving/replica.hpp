@@ -32,6 +32,9 @@ namespace cs {
 
 struct ReplicaStats {
   Time busy;                       ///< time running iterations
+  Time prefill_busy;               ///< time running iterations that hold a prompt chunk
+  std::int64_t decode_rows = 0;    ///< decodes over all iterations (their mean batch: / decode iterations)
+  std::int64_t decode_iterations = 0;
   double block_seconds = 0;        ///< KV blocks in use, integrated over the iterations
   std::int64_t max_blocks = 0;     ///< most blocks in use in one iteration
   std::int64_t preemptions = 0;
@@ -69,7 +72,9 @@ class Replica {
     std::int64_t tokens;  ///< prompt tokens of a chunk, or 1 for a decode
     bool decode;
   };
-  [[nodiscard]] std::int64_t blocks_for(std::int64_t tokens) const noexcept;
+  [[nodiscard]] std::int64_t blocks_for(std::int64_t tokens) const noexcept {
+    return (tokens + engine_.block_size - 1) / engine_.block_size;
+  }
   /// Takes blocks so that `r` can hold `tokens`; false (nothing taken) when not enough are free.
   bool grow(Request& r, std::int64_t tokens);
   void release(Request& r);

@@ -117,9 +117,12 @@ ServingResult summarise_serving(const std::vector<Request>& requests, const std:
     r.output_tokens_per_s = output / span;
     r.goodput_per_s = static_cast<double>(r.slo_met) / span;
   }
-  double busy = 0, occupancy = 0;
+  double busy = 0, prefill = 0, occupancy = 0, decode_rows = 0, decode_iterations = 0;
   for (const ReplicaStats& s : replicas) {
     busy += s.busy.seconds();
+    prefill += s.prefill_busy.seconds();
+    decode_rows += static_cast<double>(s.decode_rows);
+    decode_iterations += static_cast<double>(s.decode_iterations);
     if (span > 0 && memory.blocks > 0) occupancy += s.block_seconds / (span * static_cast<double>(memory.blocks));
     r.kv_occupancy_max =
         std::max(r.kv_occupancy_max, static_cast<double>(s.max_blocks) / static_cast<double>(std::max<std::int64_t>(1, memory.blocks)));
@@ -130,6 +133,8 @@ ServingResult summarise_serving(const std::vector<Request>& requests, const std:
     r.gpu_busy = busy / (span * static_cast<double>(replicas.size()));
     r.kv_occupancy_mean = occupancy / static_cast<double>(replicas.size());
   }
+  if (busy > 0) r.prefill_share = prefill / busy;
+  if (decode_iterations > 0) r.mean_decode_batch = decode_rows / decode_iterations;
   const double rate = window.seconds() > 0 ? static_cast<double>(r.arrived) / window.seconds() : 0.0;
   r.queue = queue_verdict(samples, rate, static_cast<int>(replicas.size()));
   r.queue_samples = std::move(samples);
@@ -175,6 +180,8 @@ nlohmann::json serving_json(const ServingResult& r) {
         {"activations", r.memory.activations.value()}, {"kv_cache", r.memory.kv_cache.value()}}},
       {"iterations", r.iterations},
       {"gpu_busy_fraction", r.gpu_busy},
+      {"prefill_time_share", r.prefill_share},
+      {"mean_decode_batch", r.mean_decode_batch},
       {"queue", std::move(queue)},
   };
 }

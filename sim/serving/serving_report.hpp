@@ -56,6 +56,8 @@ struct ServingResult {
   std::int64_t preemptions = 0;
   std::int64_t iterations = 0;
   double gpu_busy = 0;           ///< time the replicas ran iterations over replicas x makespan
+  double prefill_share = 0;      ///< share of that time in iterations that hold a prompt chunk
+  double mean_decode_batch = 0;  ///< decoding sequences per iteration that decodes
   ReplicaMemory memory;
   QueueVerdict queue;
   std::vector<QueueSample> queue_samples;
