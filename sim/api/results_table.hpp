@@ -3,13 +3,13 @@
 // databases merged into one.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace cs::api {
 
@@ -25,8 +25,8 @@ struct ResultsQuery {
 };
 
 struct ResultsTable {
-  std::vector<std::string> columns;              ///< point, status, label, then the outputs asked for
-  std::vector<std::vector<ResultCell>> rows;     ///< one cell per column
+  std::vector<std::string> columns;           ///< point, status, label, then the outputs asked for
+  std::vector<std::vector<ResultCell>> rows;  ///< one cell per column
   /// With a Pareto query: the ok points that have every objective, of which `rows` are the front.
   std::optional<std::size_t> pareto_candidates;
 };

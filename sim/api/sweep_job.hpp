@@ -2,11 +2,11 @@
 // MPI ranks, shards, a Slurm array script), or evaluated in this process without one (Python, tests).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
 #include <iosfwd>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace cs::api {
 

@@ -34,9 +34,11 @@ void register_results_command(CLI::App& app) {
   auto a = std::make_shared<ResultsArgs>();
   CLI::App* cmd = app.add_subcommand("results", "Show a results database: tables, filters, Pareto fronts; merge shards");
   cmd->add_option("db", a->query.db, "Results database written by `clustersim sweep`");
-  cmd->add_option("--pareto", a->query.pareto, "The Pareto front over two or three outputs (minimised; NAME:max maximises)")
+  cmd->add_option("--pareto", a->query.pareto,
+                  "The Pareto front over two or three outputs (minimised; NAME:max maximises)")
       ->type_name("A,B[,C]");
-  cmd->add_option("--columns", a->query.columns, "Outputs to show (dotted names or their last part)")->type_name("A,B,...");
+  cmd->add_option("--columns", a->query.columns, "Outputs to show (dotted names or their last part)")
+      ->type_name("A,B,...");
   cmd->add_option("--where", a->query.where, "Keep rows where NAME OP VALUE holds (OP: = != < <= > >=); repeatable")
       ->type_name("COND");
   auto* csv = cmd->add_flag("--csv", a->csv, "CSV on standard output");
@@ -51,7 +53,9 @@ void register_results_command(CLI::App& app) {
   });
   cmd->callback([a, merge] {
     if (merge->parsed()) return;
-    if (a->query.db.empty()) throw InputError({}, "results", "name a results database (or: results merge OUT SHARDS...)");
+    if (a->query.db.empty()) {
+      throw InputError({}, "results", "name a results database (or: results merge OUT SHARDS...)");
+    }
     show(*a);
   });
 }
