@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "sim/core/error.hpp"
 
@@ -18,6 +19,16 @@ Bytes activation_reserve(const ShardedModel& shard, const EngineConfig& engine) 
   const double logits = static_cast<double>(engine.max_seqs) * static_cast<double>(m.vocab) * 6.0;
   return Bytes{tokens * per_token * 2.0 + logits};
 }
+
+namespace {
+
+std::string share(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
 
 ReplicaMemory plan_replica_memory(const ShardedModel& shard, const EngineConfig& engine, Bytes gpu_memory) {
   ReplicaMemory r;
@@ -36,7 +47,7 @@ ReplicaMemory plan_replica_memory(const ShardedModel& shard, const EngineConfig&
                        "the weights do not fit: " + to_string(r.weights) + " of weights and " +
                            to_string(r.activations) + " of activations per GPU (tp " + std::to_string(shard.tp) +
                            ", pp " + std::to_string(shard.pp) + ") exceed the " + to_string(r.usable) +
-                           " usable (" + to_string(r.gpu) + " x " + std::to_string(engine.memory_utilization) +
+                           " usable (" + to_string(r.gpu) + " x " + share(engine.memory_utilization) +
                            "); raise tp or pp, or use fp8 weights");
     }
   }
