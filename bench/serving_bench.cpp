@@ -3,7 +3,7 @@
 // Issue 43's case: one hour of Poisson traffic at 50 requests/s (about 180,000 requests) against 8 replicas of
 // Llama 3 70B at TP4 on 32 H100 (h100-sxm profile, DGX H100 NVLink for the TP all-reduces), prompts lognormal
 // (mean 1,024 tokens, sigma 1, at most 8,192), outputs lognormal (mean 256, sigma 1, at most 2,048), vLLM's
-// default engine limits. Prints the wall and CPU time of the simulation and what it found.
+// default engine limits. Prints the wall and CPU time of the run (memory plan and simulation) and what it found.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -12,10 +12,9 @@
 
 #include "sim/collectives/calibration.hpp"
 #include "sim/hardware/device_profile.hpp"
-#include "sim/serving/request_sim.hpp"
-#include "sim/workload/model_spec.hpp"
 #include "sim/input/input_node.hpp"
-#include "sim/core/data_dir.hpp"
+#include "sim/serving/serving_runner.hpp"
+#include "sim/workload/model_spec.hpp"
 
 namespace {
 
@@ -48,15 +47,13 @@ int main(int argc, char** argv) {
                            "duration: " + std::to_string(duration) + "s\n";
   const cs::ServingConfig config = cs::parse_serving_config(cs::InputNode::parse(text, "bench"));
   const cs::TopologyComm comm(topology, config.deployment.tp, cs::CollectiveCalibration::datasheet_defaults());
-  const cs::IterationCost cost(model, config.deployment, config.engine, *compute, comm);
-  const cs::ReplicaMemory memory = cs::plan_replica_memory(cost.sharded(), config.engine, profile.gpu.memory);
 
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = cpu_seconds();
-  const cs::ServingRun run = cs::simulate_serving(config, cost, memory);
+  const cs::ServingRun run = cs::run_serving(config, model, *compute, comm, profile.gpu.memory);
   const double wall = seconds_since(t0), cpu = cpu_seconds() - c0;
   const cs::ServingResult& r = run.result;
-  std::printf("simulate  %8.3f s wall %8.3f s cpu  %lld requests, %lld iterations, %llu events\n", wall, cpu,
+  std::printf("run       %8.3f s wall %8.3f s cpu  %lld requests, %lld iterations, %llu events\n", wall, cpu,
               static_cast<long long>(r.arrived), static_cast<long long>(r.iterations),
               static_cast<unsigned long long>(run.events));
   std::printf("memory    weights %.1f GiB, activations %.2f GiB, KV cache %.1f GiB per GPU: %lld blocks of %lld tokens per replica\n",

@@ -72,7 +72,8 @@ void Replica::schedule_decode(int id) {
 void Replica::swap_in() {
   while (!swapped_.empty() && running_.size() < static_cast<std::size_t>(engine_.max_seqs)) {
     Request& r = requests_[static_cast<std::size_t>(swapped_.front())];
-    if (r.blocks + 1 > free_blocks()) return;  // room for its blocks and its next token's
+    // Room for its blocks and, beside other running requests, its next token's (alone it may take them all).
+    if (r.blocks + (running_.empty() ? 0 : 1) > free_blocks()) return;
     used_blocks_ += r.blocks;
     transfer_ += cost_.swap_time(r.blocks);
     r.state = RequestState::running;

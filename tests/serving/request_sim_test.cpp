@@ -4,7 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "serving_fixtures.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/serving_runner.hpp"
+#include "temp_path.hpp"
 
 namespace cs {
 namespace {
@@ -288,6 +293,36 @@ TEST(RequestSim, DiurnalLoadFollowsTheHour) {
     ASSERT_LT(r.arrival.seconds(), 7200.0);
   }
   EXPECT_EQ(run.result.finished, run.result.arrived);
+}
+
+}  // namespace
+}  // namespace cs
+
+namespace cs {
+namespace {
+
+TEST(ServingRunner, ReadsTheTraceFileItNames) {
+  const auto path = testing::temp_file("serving_trace", ".csv");
+  {
+    std::ofstream out(path);
+    out << "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,100,3\n"
+           "2023-11-16 18:15:47.6805900,200,2\n";
+  }
+  ServingConfig c;
+  c.load.arrivals = ArrivalKind::trace;
+  c.load.trace = path.string();
+  c.load.prompt.kind = c.load.output.kind = LengthKind::trace;
+  const auto comm = testing::nvlink_ring(1);
+  const ServingRun run = run_serving(c, llama_1b5(), h100_cost(), comm, Bytes{85017493504.0});
+  ASSERT_EQ(run.requests.size(), 2u);
+  EXPECT_EQ(run.requests[1].arrival, Time::from_seconds(1));
+  EXPECT_EQ(run.requests[1].prompt, 200);
+  EXPECT_EQ(run.result.finished, 2);
+  // 1.5B in bf16 on an H100: 79.2 GiB x 0.9 less 2.8 GiB of weights and the activations leaves ~68 GiB of
+  // cache at 32 KiB a token.
+  EXPECT_GT(run.result.memory.token_capacity(), 2'000'000);
+  c.load.trace = path.string() + ".missing";
+  EXPECT_THROW((void)run_serving(c, llama_1b5(), h100_cost(), comm, Bytes{85017493504.0}), InputError);
 }
 
 }  // namespace
