@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "sim/core/error.hpp"
 #include "sim/replay/host_issue.hpp"
@@ -38,6 +39,9 @@ IterationCost::IterationCost(const ModelSpec& model, const Deployment& deploymen
     const bool moe = model.layer_kind(l) == LayerKind::moe;
     (moe ? moe_layers_ : dense_layers_) += 1;
     if (model.windowed_layer(l)) (moe ? windowed_moe_ : windowed_dense_) += 1;
+    const int variant = (moe ? 2 : 0) + (model.windowed_layer(l) ? 1 : 0);
+    if (layer_runs_.empty() || layer_runs_.back().first != variant) layer_runs_.emplace_back(variant, 0);
+    ++layer_runs_.back().second;
   }
 }
 
@@ -137,17 +141,28 @@ Time IterationCost::prefill_attention(const std::vector<PrefillChunk>& chunks, b
     std::size_t j = i;
     while (j < shapes.size() && shapes[j] == shapes[i]) ++j;
     const auto [q, cached] = shapes[i];
-    AttentionShape a;
-    a.batch = static_cast<std::int64_t>(j - i);
-    a.heads = shard_.heads;
-    a.kv_heads = shard_.kv_heads;
-    a.head_dim = shard_.attention_width;
-    a.seq_q = q;
-    // A chunk after c cached tokens attends to q c + q (q + 1) / 2 query-key pairs: the unmasked q x (c + q/2).
-    a.causal = cached == 0;
-    a.seq_kv = cached == 0 ? q : cached + (q + 1) / 2;
-    a.window = windowed ? m.sliding_window : 0;
-    total += cost_.attention(a);
+    const auto batch = static_cast<std::int64_t>(j - i);
+    // Remembered by (q, cached, batch, window) packed in 64 bits where they fit (nearly always).
+    const bool packs = q < (1 << 21) && cached < (1 << 24) && batch < (1 << 18);
+    const std::uint64_t key = (static_cast<std::uint64_t>(q) << 43) | (static_cast<std::uint64_t>(cached) << 19) |
+                              (static_cast<std::uint64_t>(batch) << 1) | (windowed ? 1u : 0u);
+    if (const auto it = packs ? attention_.find(key) : attention_.end(); it != attention_.end()) {
+      total += it->second;
+    } else {
+      AttentionShape a;
+      a.batch = batch;
+      a.heads = shard_.heads;
+      a.kv_heads = shard_.kv_heads;
+      a.head_dim = shard_.attention_width;
+      a.seq_q = q;
+      // A chunk after c cached tokens attends to q c + q (q + 1) / 2 query-key pairs: the unmasked q x (c + q/2).
+      a.causal = cached == 0;
+      a.seq_kv = cached == 0 ? q : cached + (q + 1) / 2;
+      a.window = windowed ? m.sliding_window : 0;
+      const Time t = cost_.attention(a);
+      if (packs) attention_.emplace(key, t);
+      total += t;
+    }
     i = j;
   }
   return total;
@@ -170,7 +185,6 @@ Time IterationCost::swap_time(std::int64_t blocks) const {
 IterationBreakdown IterationCost::breakdown(const BatchShape& b) const {
   IterationBreakdown r;
   if (b.empty()) return r;
-  const ModelSpec& m = shard_.model;
   const std::int64_t tokens = b.tokens(), rows = b.sampled();
   const TokenKernels& tk = token_kernels(tokens);
 
@@ -229,12 +243,17 @@ IterationBreakdown IterationCost::breakdown(const BatchShape& b) const {
     }
     return HostIssue::of(ops, stream, LaunchCosts::uniform(engine_.host_launch_cost));
   };
-  const HostIssue variants[4] = {issue(layer(false, false)), issue(layer(false, true)), issue(layer(true, false)),
-                                 issue(layer(true, true))};
+  // The layers in order, as runs of one kind (HostIssue::then is associative: a run of n equal layers is
+  // composed by repeated squaring).
+  std::optional<HostIssue> variants[4];
   HostIssue run = issue(std::array<Time, 1>{tk.embedding});
-  for (int l = 0; l < m.layers; ++l) {
-    const int v = (m.layer_kind(l) == LayerKind::moe ? 2 : 0) + (m.windowed_layer(l) ? 1 : 0);
-    run = run.then(variants[v]);
+  for (const auto& [variant, count] : layer_runs_) {
+    if (!variants[variant]) variants[variant] = issue(layer(variant >= 2, variant % 2 == 1));
+    HostIssue power = *variants[variant];
+    for (int n = count; n > 0; n /= 2) {
+      if (n % 2 == 1) run = run.then(power);
+      if (n > 1) power = power.then(power);
+    }
   }
   std::array<Time, 6> tail{tk.final_norm, logits, gather, cast, sample, Time::zero()};
   run = run.then(issue(tail));

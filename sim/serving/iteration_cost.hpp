@@ -26,9 +26,10 @@
 // launch (host_launch_cost) and then runs back to back; otherwise every kernel is launched eagerly at
 // host_launch_cost and the GPU waits wherever the host falls behind (HostIssue, sim/replay/host_issue.hpp).
 //
-// The kernels that depend only on T are remembered per T, the output layer's per sampled rows, and every GEMM and
-// attention shape once (MemoCostModel: a fitted price evaluates an efficiency surface), so an iteration costs a
-// few lookups and one bandwidth-bound price per attention term. Not thread-safe: one per simulation.
+// A fitted GEMM or attention price evaluates an efficiency surface (tens of microseconds), so the kernels that
+// depend only on T are remembered per T, the output layer's per sampled rows and each prompt chunk's attention
+// per shape: an iteration costs a few hash lookups and one bandwidth-bound price per decode-attention term.
+// Not thread-safe: one per simulation.
 #pragma once
 
 #include <array>
@@ -39,7 +40,6 @@
 
 #include "sim/core/units.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
-#include "sim/hardware/memo_cost_model.hpp"
 #include "sim/serving/replica_comm.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "sim/serving/sharded_model.hpp"
@@ -120,11 +120,14 @@ class IterationCost {
 
   ShardedModel shard_;
   EngineConfig engine_;
-  MemoCostModel cost_;  ///< the given model, each GEMM and attention shape priced once
+  const ComputeCostModel& cost_;
   const ReplicaComm& comm_;
   int dense_layers_ = 0, moe_layers_ = 0, windowed_dense_ = 0, windowed_moe_ = 0;
+  /// The layers in order as runs of one variant (MoE: 2, windowed: 1) and their lengths.
+  std::vector<std::pair<int, int>> layer_runs_;
   mutable std::unordered_map<std::int64_t, TokenKernels> by_tokens_;
   mutable std::unordered_map<std::int64_t, HeadKernels> by_rows_;
+  mutable std::unordered_map<std::uint64_t, Time> attention_;  ///< per prompt-chunk shape, packed
 };
 
 }  // namespace cs
