@@ -291,7 +291,7 @@ TcoReport tco(Scenario sc, const std::string& pricebook) {
     sc.pricebook = pricebook;
     check_price_references(sc);
   }
-  require_token_budget(sc);
+  if (!sc.serving) require_token_budget(sc);  // a service is priced over its simulated window
   const RunResult r = run_scenario(sc);
   if (!r.tco) {
     // run_scenario keeps the performance result when the cluster cannot be priced, with the reason as a

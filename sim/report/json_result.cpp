@@ -2,10 +2,12 @@
 
 #include "sim/facility/tco_report.hpp"
 #include "sim/report/network_json.hpp"
+#include "sim/report/service_report.hpp"
 
 namespace cs {
 
 nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
+  if (r.serving) return service_json(sc, r);
   using J = nlohmann::ordered_json;
   J j;
   j["format_version"] = 1;

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include "sim/facility/tco_report.hpp"
+#include "sim/report/service_report.hpp"
 
 namespace cs {
 
 std::string text_summary(const Scenario& sc, const RunResult& r) {
+  if (r.serving) return service_summary(sc, r);
   std::string out;
   auto line = [&](std::string_view label, const std::string& value) {
     out += fmt::format("  {:<30} {}\n", label, value);

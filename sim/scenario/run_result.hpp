@@ -9,6 +9,7 @@
 #include "sim/facility/tco_model.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/replay/step_replay.hpp"
+#include "sim/serving/serving_report.hpp"
 #include "sim/workload/error_band.hpp"
 #include "sim/workload/memory_model.hpp"
 
@@ -37,8 +38,13 @@ struct RunResult {
   std::string network_model;       ///< which communication model ran
   NetworkReport network;           ///< the model's report: backend, calibration, per-link statistics
   std::vector<std::string> warnings;
-  /// Power, reliability and cost; present when the scenario gives a token budget.
+  /// Power, reliability and cost; present when the scenario gives a token budget (a training job) or is an
+  /// inference service (then its tokens are those served in the simulated window).
   std::optional<TcoReport> tco;
+  /// An inference service's result (the scenario's `serving:`): latency, throughput, goodput, KV cache; the
+  /// training fields above are then unset.
+  std::optional<ServingResult> serving;
+  std::string serving_comm;        ///< how the replica's communication was priced
 };
 
 }  // namespace cs

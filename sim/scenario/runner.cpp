@@ -5,12 +5,17 @@
 #include "sim/core/event_engine.hpp"
 #include "sim/scenario/facility_link.hpp"
 #include "sim/scenario/band_basis.hpp"
+#include "sim/scenario/service_run.hpp"
 
 namespace cs {
 
 RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& observers) {
   RunResult r;
   r.scenario = sc.name;
+  if (sc.serving) {  // an inference service: requests, not a training step (service_run.hpp)
+    run_service(sc, r);
+    return r;
+  }
   r.gpus = sc.plan.gpus();  // the job's GPUs (all of the cluster's, or part of a single node)
   // A user's lower board limit slows the kernels where the profile has a calibrated power-cap model; otherwise the
   // facility layer stretches the compute-bound share of the step (power_model.cpp).

@@ -68,6 +68,48 @@ std::shared_ptr<const ResidualSet> load_band_basis(const std::optional<FileRef>&
   return set;
 }
 
+/// The rest of an inference service's loading: its GPUs, profile, trace and prices. The deployment's replicas
+/// must fill the cluster (or a part of one node, as a training job may).
+Scenario load_service(const InputNode& root, const ScenarioInput& in, Scenario sc, const std::string& profile_override) {
+  const Deployment& d = sc.serving->deployment;
+  sc.topology = located(in.topology, [&] { return load_topology_for_job(in.topology.name, in.gpus); });
+  const int node_gpus = sc.topology.node().gpus;
+  if (d.tp > node_gpus) {
+    root.at("serving").at("deployment").fail("tp " + std::to_string(d.tp) + " spans more than one " +
+                                             std::to_string(node_gpus) + "-GPU node");
+  }
+  if (d.gpus() != in.gpus) {
+    root.at("cluster").at("gpus").fail(std::to_string(in.gpus) + " GPUs, but the deployment uses tp " +
+                                       std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + " x replicas " +
+                                       std::to_string(d.replicas) + " = " + std::to_string(d.gpus()));
+  }
+  if (part_of_one_node(in.gpus, node_gpus)) sc.gpus = node_gpus;
+  sc.profile = located(in.profile, [&] {
+    return find_device_profile(profile_override.empty() ? in.profile.name : profile_override);
+  });
+  check_price_references(sc);
+  sc.band_basis = std::make_shared<const ResidualSet>(
+      ResidualSet{.problem = "the validation residuals are of training steps; serving rows have none yet"});
+  for (const DType t : {d.weights, d.kv_cache}) {
+    if (sc.profile.gpu.peak.count(t) == 0 && t != DType::bf16) {
+      root.at("serving").at("deployment").fail(sc.profile.gpu.name + " has no " + std::string(to_string(t)) +
+                                               " peak in profile " + sc.profile.provenance.profile);
+    }
+  }
+  if (sc.serving->load.arrivals == ArrivalKind::trace) {
+    // A trace path is relative to the scenario's directory (or absolute); errors name the trace file's line.
+    std::filesystem::path path = sc.serving->load.trace;
+    if (path.is_relative() && !sc.file.empty()) path = std::filesystem::path(sc.file).parent_path() / path;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      throw InputError(in.serving_trace_at, "serving.load.trace", "no trace file " + path.string());
+    }
+    sc.serving->load.trace = path.string();
+    sc.serving_trace = std::make_shared<const std::vector<TraceRequest>>(load_request_trace(path.string()));
+  }
+  return sc;
+}
+
 }  // namespace
 
 Scenario load_scenario(const std::string& path, const std::string& profile_override) {
@@ -93,6 +135,8 @@ Scenario load_scenario(const InputNode& root, const std::string& profile_overrid
   sc.training = in.training;
   sc.network = in.network;
   sc.facility = in.facility;
+  sc.serving = in.serving;
+  if (sc.serving) return load_service(root, in, std::move(sc), profile_override);
   if (sc.plan.dp == ParallelPlan::kAutoDp) sc.plan.dp = auto_dp(root, sc.plan, in.gpus);
   // A job on part of one node, down to one GPU: the cluster is that node and the job uses cluster.gpus of it.
   sc.topology = located(in.topology, [&] { return load_topology_for_job(in.topology.name, in.gpus); });

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include <string>
 
@@ -11,6 +13,8 @@
 
 #include "sim/collectives/network_options.hpp"
 #include "sim/scenario/band_basis.hpp"
+#include "sim/serving/request_trace.hpp"
+#include "sim/serving/serving_config.hpp"
 #include "sim/facility/facility_config.hpp"
 #include "sim/hardware/device_profile.hpp"
 #include "sim/topology/topology.hpp"
@@ -34,6 +38,11 @@ struct Scenario {
   std::string pricebook;     ///< price-book file; empty: data/pricebook.yaml
   /// What the step-time band rests on (error_band_basis, read by the loader); never null after loading.
   std::shared_ptr<const ResidualSet> band_basis;
+  /// An inference service (the `serving:` section) instead of a training job: `plan` and `training` are then
+  /// unused, and run_scenario simulates requests (sim/serving).
+  std::optional<ServingConfig> serving;
+  /// serving.load.trace's requests, read by the loader (path resolved against the scenario's directory).
+  std::shared_ptr<const std::vector<TraceRequest>> serving_trace;
 };
 
 /// Reads and checks `path`; `profile_override` (a name or file), when not empty, replaces cluster.profile.

@@ -51,9 +51,9 @@ const ParamTable<ScenarioInput>& scenario_params() {
       check_model_spec(n, s.model);
     });
     p.section(cluster_params(), true);
-    p.section(&ScenarioInput::plan, parallel_plan_params(), true);
+    // A training job (parallelism + training) or an inference service (serving): the check below says which.
+    p.section(&ScenarioInput::plan, parallel_plan_params());
     ParamSection training = training_params().schema();
-    training.required = true;
     p.custom_section(std::move(training), [](const InputNode& n, ScenarioInput& s) {
       s.training.seq_len = s.model.seq_len;  // the default the table documents
       training_params().read(n, s.training);
@@ -68,6 +68,24 @@ const ParamTable<ScenarioInput>& scenario_params() {
     basis.required = false;
     basis.default_text = kShippedBandBasis;
     p.custom(basis, [](const InputNode& n, ScenarioInput& s) { s.band_basis = read_ref(n); });
+    p.custom_section(serving_params().schema(), [](const InputNode& n, ScenarioInput& s) {
+      s.serving = parse_serving_config(n);
+      if (const auto load = n.find("load")) {
+        if (const auto trace = load->find("trace")) s.serving_trace_at = trace->location();
+      }
+    });
+    p.check([](const InputNode& root, ScenarioInput& s) {
+      const bool trains = root.has("training"), serves = root.has("serving");
+      if (trains && serves) {
+        root.at("serving").fail("a scenario is a training job (training:) or an inference service (serving:), not both");
+      }
+      if (!trains && !serves) root.fail("a scenario needs a training: section (a training job) or a serving: section (an inference service)");
+      if (trains) (void)root.at("parallelism");  // "missing key" where it is absent
+      if (serves && root.has("parallelism")) {
+        root.at("parallelism").fail("an inference service is laid out by serving.deployment (tp, pp, ep, replicas), not parallelism:");
+      }
+      (void)s;
+    });
     return p;
   }();
   return t;

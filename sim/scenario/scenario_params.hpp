@@ -6,6 +6,8 @@
 
 #include <optional>
 
+#include "sim/serving/serving_config.hpp"
+
 #include <string>
 
 #include "sim/collectives/network_options.hpp"
@@ -37,6 +39,8 @@ struct ScenarioInput {
   NetworkOptions network;
   FacilityConfig facility;
   std::optional<FileRef> band_basis;  ///< error_band_basis: the residual file the step-time band rests on
+  std::optional<ServingConfig> serving;  ///< an inference service instead of a training job
+  SourceLocation serving_trace_at;       ///< where serving.load.trace was written (its file is resolved later)
 };
 
 /// The scenario file's table (built once; immutable, shared by threads).

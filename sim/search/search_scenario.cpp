@@ -31,15 +31,15 @@ bool asks_for_plan_search(const std::string& yaml_text) { return is_search(try_p
 
 namespace {
 
-/// The integer at `key` of the mapping `section`, when it is one (the loader reports anything else).
-std::optional<std::int64_t> plain_integer(const InputNode& section, std::string_view key) {
-  if (!section.is_map()) return std::nullopt;
-  const auto n = section.find(key);
-  if (!n || !n->is_scalar()) return std::nullopt;
+/// The integer at `key` of the mapping `section`, when it is one; -1 otherwise (the loader reports it).
+std::int64_t plain_integer(const std::optional<InputNode>& section, std::string_view key) {
+  if (!section || !section->is_map()) return -1;
+  const auto n = section->find(key);
+  if (!n || !n->is_scalar()) return -1;
   try {
     return n->as<std::int64_t>();
   } catch (const InputError&) {
-    return std::nullopt;
+    return -1;
   }
 }
 
@@ -56,22 +56,21 @@ SearchableScenario load_searchable_scenario(const std::string& yaml_text, const 
     out.scenario = load_scenario(doc);
     return out;
   }
-  const auto cluster = doc.find("cluster");
-  const auto training = doc.find("training");
-  const std::optional<std::int64_t> gpus = cluster ? plain_integer(*cluster, "gpus") : std::nullopt;
-  const std::optional<std::int64_t> batch = training ? plain_integer(*training, "global_batch") : std::nullopt;
-  const std::optional<std::int64_t> micro = training ? plain_integer(*training, "micro_batch") : std::nullopt;
+  const std::optional<InputNode> training = doc.find("training");
+  const std::int64_t gpus = plain_integer(doc.find("cluster"), "gpus");
+  const std::int64_t batch = plain_integer(training, "global_batch");
+  const std::int64_t micro = plain_integer(training, "micro_batch");
   // The placeholder: every parallelism key at its default (dp auto: every GPU), and a batch that it divides.
   std::vector<Setting> placeholder{{"parallelism", "{}"}};
-  if (gpus && *gpus > 0 && batch && *batch > 0) {
-    placeholder.push_back({"training.global_batch", std::to_string(*gpus)});
-    if (micro) placeholder.push_back({"training.micro_batch", "1"});
+  if (gpus > 0 && batch > 0) {
+    placeholder.push_back({"training.global_batch", std::to_string(gpus)});
+    if (micro >= 0) placeholder.push_back({"training.micro_batch", "1"});
   }
   doc.apply(placeholder, "the plan search's placeholder for parallelism: search, ");
   out.scenario = load_scenario(doc);
   // The loader saw the placeholder's batch sizes; the search works with the scenario's own.
-  if (batch) out.scenario.training.global_batch = *batch;
-  out.scenario.training.micro_batch = static_cast<int>(micro.value_or(1));
+  if (batch > 0) out.scenario.training.global_batch = batch;
+  out.scenario.training.micro_batch = micro > 0 ? static_cast<int>(micro) : 1;
   return out;
 }
 

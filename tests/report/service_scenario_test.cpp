@@ -1,0 +1,109 @@
+// An inference service as a scenario: a `serving:` section instead of `training:` loads through the same loader
+// (located errors), runs request by request through run_scenario, and is priced by the same facility layer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "sim/core/error.hpp"
+#include "sim/report/json_result.hpp"
+#include "sim/report/text_summary.hpp"
+#include "sim/scenario/runner.hpp"
+#include "sim/scenario/scenario.hpp"
+
+namespace cs {
+namespace {
+
+std::string service(const std::string& gpus, const std::string& deployment, const std::string& load,
+                    const std::string& extra = "") {
+  return "format_version: 1\nname: a service\nmodel:\n  preset: llama3-8b\ncluster:\n  gpus: " + gpus +
+         "\n  topology: dgx-h100\n  profile: h100-sxm\n" + extra + "serving:\n  deployment: " + deployment +
+         "\n  load: " + load + "\n  duration: 60s\n";
+}
+
+std::string located(const std::string& text, const std::string& name) {
+  try {
+    (void)load_scenario_text(text, name);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ServiceScenario, RunsRequestByRequestAndIsPriced) {
+  const Scenario sc = load_scenario_text(
+      service("8", "{tp: 2, replicas: 4}", "{arrivals: poisson, rate: 5, prompt: {value: 512}, output: {value: 64}}"),
+      "svc.yaml");
+  ASSERT_TRUE(sc.serving);
+  const RunResult r = run_scenario(sc);
+  ASSERT_TRUE(r.serving);
+  EXPECT_EQ(r.gpus, 8);
+  EXPECT_GT(r.serving->finished, 200);  // about 300 arrive in a minute at 5/s
+  EXPECT_EQ(r.serving->unfinished, 0);
+  EXPECT_GT(r.serving->ttft.p50_s, 0);
+  EXPECT_GT(r.serving->tpot.p50_s, 0);
+  EXPECT_LE(r.serving->tpot.p50_s, r.serving->tpot.p99_s);
+  ASSERT_TRUE(r.tco) << (r.warnings.empty() ? "" : r.warnings.front());
+  // The window's cost over the tokens served: what the JSON's cost object says.
+  const auto j = to_json(sc, r);
+  EXPECT_EQ(j["kind"], "serving");
+  const double seconds = r.serving->makespan.seconds();
+  const double tokens = (r.serving->input_tokens_per_s + r.serving->output_tokens_per_s) * seconds;
+  EXPECT_NEAR(j["cost"]["usd_per_million_tokens"].get<double>(), r.tco->run_cost.value() / tokens * 1e6, 1e-9);
+  EXPECT_GT(j["cost"]["usd_per_million_output_tokens"].get<double>(), j["cost"]["usd_per_million_tokens"].get<double>());
+  const std::string summary = text_summary(sc, r);
+  EXPECT_NE(summary.find("time to first token"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("per million tokens"), std::string::npos) << summary;
+}
+
+TEST(ServiceScenario, BadServicesAreLocated) {
+  const std::string load = "{arrivals: poisson, rate: 5}";
+  // The deployment must fill the cluster.
+  const std::string gpus = located(service("16", "{tp: 2, replicas: 4}", load), "gpus.yaml");
+  EXPECT_NE(gpus.find("gpus.yaml:6:"), std::string::npos) << gpus;
+  EXPECT_NE(gpus.find("= 8"), std::string::npos) << gpus;
+  // Training and serving together, or neither.
+  const std::string both = located(service("8", "{tp: 2, replicas: 4}", load,
+                                           "parallelism: {tp: 2}\ntraining: {global_batch: 8}\n"),
+                                   "both.yaml");
+  EXPECT_NE(both.find("not both"), std::string::npos) << both;
+  const std::string neither = located(
+      "format_version: 1\nname: x\nmodel: {preset: llama3-8b}\ncluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}\n",
+      "neither.yaml");
+  EXPECT_NE(neither.find("training: section"), std::string::npos) << neither;
+  // A service is laid out by its deployment, not parallelism.
+  const std::string layout = located(service("8", "{tp: 2, replicas: 4}", load, "parallelism: {tp: 2}\n"), "p.yaml");
+  EXPECT_NE(layout.find("serving.deployment"), std::string::npos) << layout;
+  // TP within a node.
+  const std::string wide = located(service("16", "{tp: 16, replicas: 1}", load), "wide.yaml");
+  EXPECT_NE(wide.find("more than one"), std::string::npos) << wide;
+}
+
+TEST(ServiceScenario, ATraceIsReadBesideTheScenario) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "service_trace";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream trace(dir / "requests.csv");
+    trace << "arrival_s,prompt_tokens,output_tokens\n";
+    for (int i = 0; i < 40; ++i) trace << 0.1 * i << "," << 100 + 10 * i << ",16\n";
+  }
+  const std::string text = service("8", "{tp: 2, replicas: 4}", "{arrivals: trace, trace: requests.csv}");
+  {
+    std::ofstream out(dir / "svc.yaml");
+    out << text;
+  }
+  const Scenario sc = load_scenario((dir / "svc.yaml").string());
+  ASSERT_TRUE(sc.serving_trace);
+  EXPECT_EQ(sc.serving_trace->size(), 40u);
+  const RunResult r = run_scenario(sc);
+  EXPECT_EQ(r.serving->arrived, 40);
+  EXPECT_EQ(r.serving->finished, 40);
+  // A trace that is not there is bad input at its key.
+  const std::string missing =
+      located(service("8", "{tp: 2, replicas: 4}", "{arrivals: trace, trace: nowhere.csv}"), "m.yaml");
+  EXPECT_NE(missing.find("serving.load.trace"), std::string::npos) << missing;
+}
+
+}  // namespace
+}  // namespace cs
