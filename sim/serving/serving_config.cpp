@@ -130,15 +130,18 @@ const ParamTable<EngineConfig>& engine_params() {
   return t;
 }
 
-ParamTable<LengthDist> length_params(const std::string& key, const std::string& help) {
+/// `defaults`: the section's own defaults where they differ from LengthDist's (the shown defaults say so).
+ParamTable<LengthDist> length_params(const std::string& key, const std::string& help, const LengthDist& defaults) {
   ParamTable<LengthDist> p(key, help);
   p.choice("dist", &LengthDist::kind, length_names(),
            {.help = "fixed, uniform (between min and max), lognormal (mean, sigma) or trace (the trace file's "
                     "column; arrivals: trace)"});
-  p.field("value", &LengthDist::value, {.help = "tokens (fixed)", .positive = true});
+  p.field("value", &LengthDist::value,
+          {.help = "tokens (fixed)", .positive = true, .default_text = std::to_string(defaults.value)});
   p.field("min", &LengthDist::min, {.help = "fewest tokens of a draw (uniform, lognormal)", .positive = true});
   p.field("max", &LengthDist::max, {.help = "most tokens of a draw (uniform, lognormal)", .positive = true});
-  p.field("mean", &LengthDist::mean, {.help = "mean in tokens (lognormal)", .positive = true});
+  p.field("mean", &LengthDist::mean,
+          {.help = "mean in tokens (lognormal)", .positive = true, .default_text = param_detail::to_text(defaults.mean)});
   p.field("sigma", &LengthDist::sigma,
           {.help = "standard deviation of the length's natural logarithm (lognormal)", .min = 0.0, .max = 5.0});
   p.check([](const InputNode& n, LengthDist& d) {
@@ -180,8 +183,9 @@ const ParamTable<LoadConfig>& load_params() {
             {.help = "CSV of requests (trace): arrival_s, prompt_tokens, output_tokens, or the Azure LLM inference "
                      "trace's TIMESTAMP, ContextTokens, GeneratedTokens",
              .default_text = "none"});
-    p.section(&LoadConfig::prompt, length_params("prompt", "Prompt lengths in tokens."));
-    p.section(&LoadConfig::output, length_params("output", "Output lengths in tokens (the first token included)."));
+    p.section(&LoadConfig::prompt, length_params("prompt", "Prompt lengths in tokens.", LoadConfig{}.prompt));
+    p.section(&LoadConfig::output, length_params("output", "Output lengths in tokens (the first token included).",
+                                                 LoadConfig{}.output));
     p.check([](const InputNode& n, LoadConfig& l) {
       const auto only = [&](const char* key, ArrivalKind kind) {
         if (n.has(key) && l.arrivals != kind) {
