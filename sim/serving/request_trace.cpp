@@ -7,6 +7,8 @@
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "sim/core/error.hpp"
 
