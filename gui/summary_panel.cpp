@@ -56,15 +56,29 @@ QString cloud_source(const RunRecord& r) {
 }
 
 QString band_source(const RunRecord& r) {
-  const auto& b = r.json["step_time_band_s"];
+  if (!r.json.contains("step_time_band_s")) return "no step-time band in this result";
+  const auto& b = r.json.at("step_time_band_s");
   if (!b.is_object()) return "no step-time band in this result";
   const QString level = b["level"].is_number() ? QString::number(100 * b["level"].get<double>(), 'f', 0) + "%" : "?";
   return "Central " + level + " of the measured/predicted step-time ratios of comparable validation rows, "
          "applied to this step time.<br>Basis: " + str(b["basis"]).toHtmlEscaped();
 }
 
+QString serving_source(const RunRecord& r) {
+  if (!r.result.serving) return "not an inference service";
+  return "simulated request by request: " + QString::number(r.result.serving->arrived) + " requests, " +
+         QString::number(r.result.serving->iterations) + " engine iterations (sim/serving); kernels priced by " +
+         QString::fromStdString(r.result.compute_provenance.profile) + ", communication by " +
+         QString::fromStdString(r.result.serving_comm).toHtmlEscaped();
+}
+
 std::function<double(const RunRecord&)> at(const char* pointer) {
   return [pointer](const RunRecord& r) { return r.number(pointer); };
+}
+
+/// A training run's number (NaN for an inference service, whose window is priced by its own rows).
+std::function<double(const RunRecord&)> training_at(const char* pointer) {
+  return [pointer](const RunRecord& r) { return r.result.serving ? std::nan("") : r.number(pointer); };
 }
 
 std::function<QString(const RunRecord&)> fixed(QString s) {
@@ -114,12 +128,34 @@ const std::vector<SummaryPanel::Metric>& SummaryPanel::metrics() {
       {"tco_year", "TCO per year", at("/tco/tco_usd_per_year"), format_dollars_per_year, yearly_source, true, T::cost},
       {"tco_lifetime", "TCO, depreciation period", at("/tco/tco_lifetime_usd"), format_dollars, yearly_source, true,
        T::cost},
-      {"run_cost", "cost per training run", at("/tco/run_cost_usd"), format_dollars,
+      {"run_cost", "cost per training run", training_at("/tco/run_cost_usd"), format_dollars,
        fixed("the run's share of the owned cluster's yearly cost"), true, T::cost},
-      {"cost_per_mtok", "cost per million tokens", at("/tco/run_usd_per_million_tokens"), format_dollars,
+      {"cost_per_mtok", "cost per million tokens", training_at("/tco/run_usd_per_million_tokens"), format_dollars,
        fixed("owned run cost / tokens of the run"), true, T::cost},
-      {"cloud_run_cost", "the run, rented", at("/tco/cloud/0/run_cost_usd"), format_dollars, cloud_source, true,
+      {"cloud_run_cost", "the run, rented", training_at("/tco/cloud/0/run_cost_usd"), format_dollars, cloud_source, true,
        T::cost},
+      // An inference service (a scenario with serving:): these rows show instead of the training ones.
+      {"ttft_p50", "time to first token, p50", at("/serving/ttft_s/p50"), format_duration, serving_source, true,
+       T::compute},
+      {"ttft_p99", "time to first token, p99", at("/serving/ttft_s/p99"), format_duration, serving_source, true,
+       T::compute},
+      {"tpot_p50", "time per output token, p50", at("/serving/tpot_s/p50"), format_duration, serving_source, true,
+       T::compute},
+      {"tpot_p99", "time per output token, p99", at("/serving/tpot_s/p99"), format_duration, serving_source, true,
+       T::compute},
+      {"output_tokens_per_s", "output tokens", at("/serving/output_tokens_per_s"),
+       [](double v) { return format_rate(v, "tokens"); }, serving_source, false, T::compute},
+      {"goodput", "goodput (within the SLO)", at("/serving/goodput_requests_per_s"),
+       [](double v) { return format_rate(v, "requests"); }, fixed("finished requests within both the TTFT and the "
+                                                                  "TPOT target, per second of the window"),
+       false, T::compute},
+      {"kv_occupancy", "KV cache occupancy, max", at("/serving/kv_cache/occupancy_max"), format_percent,
+       fixed("the most KV-cache blocks any replica held in one iteration, over its blocks"), true, T::memory},
+      {"usd_per_mtok_served", "cost per million tokens served", at("/cost/usd_per_million_tokens"), format_dollars,
+       fixed("the owned cluster's cost of the simulated window / the prompt and output tokens it served"), true,
+       T::cost},
+      {"usd_per_mtok_output", "cost per million output tokens", at("/cost/usd_per_million_output_tokens"),
+       format_dollars, fixed("the same cost charged to the output tokens alone"), true, T::cost},
   };
   return m;
 }
@@ -174,6 +210,9 @@ void SummaryPanel::show_runs(const RunRecordPtr& current, const RunRecordPtr& ba
     auto* delta = findChild<QLabel*>("summary." + m.id + ".delta");
     const double v = current ? m.read(*current) : std::nan("");
     const double b = baseline ? m.read(*baseline) : std::nan("");
+    // A row neither run has (the training rows of a service, the serving rows of a training job) is hidden.
+    const bool shown = !current || std::isfinite(v) || std::isfinite(b);
+    for (QLabel* cell : {title, value, base, delta}) cell->setVisible(shown);
     value->setText(current ? m.format(v) : "-");
     value->setToolTip(current ? m.source(*current) : QString());
     base->setText(baseline ? m.format(b) : "-");

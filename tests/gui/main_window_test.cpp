@@ -105,6 +105,24 @@ class MainWindowTest : public QObject {
     QSettings().clear();
   }
 
+  void an_inference_service_shows_its_latency_and_cost() {
+    // A scenario with serving: runs in the window like any other; the summary shows the service's rows (the
+    // training rows, which it has no value for, are hidden) with the library's numbers.
+    const QString path = QStringLiteral(CS_SOURCE_DIR "/scenarios/llama3-70b-serving-32xh100.yaml");
+    MainWindow w;
+    QVERIFY(w.open_file(path));
+    run_and_wait(w);
+    const RunRecordPtr shown = w.current_run();
+    QVERIFY(shown && shown->result.serving);
+    const RunResult expected = run_scenario(load_scenario(path.toStdString()));
+    QVERIFY(expected.serving);
+    QCOMPARE(w.summary()->text("ttft_p50", "value"), format_duration(expected.serving->ttft.p50_s));
+    QCOMPARE(w.summary()->text("tpot_p99", "value"), format_duration(expected.serving->tpot.p99_s));
+    QVERIFY(w.summary()->text("usd_per_mtok_served", "value").startsWith("$"));
+    QVERIFY(!w.summary()->findChild<QLabel*>("summary.step_time.value")->isVisibleTo(w.summary()));
+    QVERIFY(w.summary()->findChild<QLabel*>("summary.ttft_p50.value")->isVisibleTo(w.summary()));
+  }
+
   void human_units() {
     QCOMPARE(format_dollars(39.2e6), QString("$39.2 M"));
     QCOMPARE(format_watts(1.37e6), QString("1.37 MW"));
