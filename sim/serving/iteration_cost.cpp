@@ -29,6 +29,20 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 }  // namespace
 
+AttentionShape chunk_attention(const ShardedModel& shard, std::int64_t tokens, std::int64_t cached,
+                               std::int64_t batch, bool windowed) {
+  AttentionShape a;
+  a.batch = batch;
+  a.heads = shard.heads;
+  a.kv_heads = shard.kv_heads;
+  a.head_dim = shard.attention_width;
+  a.seq_q = tokens;
+  a.causal = cached == 0;
+  a.seq_kv = cached == 0 ? tokens : cached + (tokens + 1) / 2;
+  a.window = windowed ? shard.model.sliding_window : 0;
+  return a;
+}
+
 IterationCost::IterationCost(const ModelSpec& model, const Deployment& deployment, const EngineConfig& engine,
                              const ComputeCostModel& cost, const ReplicaComm& comm)
     : shard_(model, deployment), engine_(engine), cost_(cost), comm_(comm) {
@@ -130,10 +144,9 @@ const IterationCost::HeadKernels& IterationCost::head_kernels(std::int64_t rows)
 
 Time IterationCost::prefill_attention(const std::vector<PrefillChunk>& chunks, bool windowed) const {
   if (chunks.empty()) return Time::zero();
-  const ModelSpec& m = shard_.model;
   // Chunks of one shape run as one batch (a static batch of equal prompts); each other shape is priced alone.
-  std::vector<std::pair<std::int64_t, std::int64_t>> shapes;
-  shapes.reserve(chunks.size());
+  std::vector<std::pair<std::int64_t, std::int64_t>>& shapes = chunk_shapes_;
+  shapes.clear();
   for (const auto& c : chunks) shapes.emplace_back(c.tokens, c.cached);
   std::sort(shapes.begin(), shapes.end());
   Time total;
@@ -149,16 +162,7 @@ Time IterationCost::prefill_attention(const std::vector<PrefillChunk>& chunks, b
     if (const auto it = packs ? attention_.find(key) : attention_.end(); it != attention_.end()) {
       total += it->second;
     } else {
-      AttentionShape a;
-      a.batch = batch;
-      a.heads = shard_.heads;
-      a.kv_heads = shard_.kv_heads;
-      a.head_dim = shard_.attention_width;
-      a.seq_q = q;
-      // A chunk after c cached tokens attends to q c + q (q + 1) / 2 query-key pairs: the unmasked q x (c + q/2).
-      a.causal = cached == 0;
-      a.seq_kv = cached == 0 ? q : cached + (q + 1) / 2;
-      a.window = windowed ? m.sliding_window : 0;
+      const AttentionShape a = chunk_attention(shard_, q, cached, batch, windowed);
       const Time t = cost_.attention(a);
       if (packs) attention_.emplace(key, t);
       total += t;

@@ -64,6 +64,12 @@ struct BatchShape {
   [[nodiscard]] bool empty() const noexcept { return prefills.empty() && decodes == 0; }
 };
 
+/// The fused-attention kernel that `batch` equal prompt chunks of `tokens` new tokens after `cached` ones run as
+/// on one GPU: causal tokens x tokens when nothing is cached, else the unmasked tokens x (cached + tokens / 2,
+/// rounded up), which has the chunk's tokens x cached + tokens (tokens + 1) / 2 query-key pairs.
+[[nodiscard]] AttentionShape chunk_attention(const ShardedModel& shard, std::int64_t tokens, std::int64_t cached,
+                                             std::int64_t batch, bool windowed);
+
 /// An iteration's time by part (GPU stream time per kind of kernel, and the host's share).
 struct IterationBreakdown {
   Time gemm, attention, memory, communication;
@@ -128,6 +134,7 @@ class IterationCost {
   mutable std::unordered_map<std::int64_t, TokenKernels> by_tokens_;
   mutable std::unordered_map<std::int64_t, HeadKernels> by_rows_;
   mutable std::unordered_map<std::uint64_t, Time> attention_;  ///< per prompt-chunk shape, packed
+  mutable std::vector<std::pair<std::int64_t, std::int64_t>> chunk_shapes_;  ///< scratch: (tokens, cached)
 };
 
 }  // namespace cs

@@ -97,23 +97,32 @@ std::int64_t Replica::schedule_decodes(std::int64_t limit) {
   return n;
 }
 
+void Replica::admit(int id, std::vector<int>& into, std::int64_t tokens) {
+  Request& r = requests_[static_cast<std::size_t>(id)];
+  waiting_.pop_front();
+  r.state = RequestState::running;
+  r.computed = r.prefix_hit;
+  into.push_back(id);
+  schedule_prefill(id, tokens);
+}
+
+void Replica::admit_whole_prompts(std::vector<int>& into, bool reserve_output) {
+  std::int64_t tokens = 0;
+  while (!waiting_.empty() && into.size() < static_cast<std::size_t>(engine_.max_seqs)) {
+    const int id = waiting_.front();
+    Request& r = requests_[static_cast<std::size_t>(id)];
+    const std::int64_t work = r.target - r.prefix_hit;
+    // The first prompt always goes (a recomputed one may exceed the limit), later ones while they fit.
+    if (tokens > 0 && tokens + work > engine_.max_batched_tokens) break;
+    if (!grow(r, reserve_output ? r.prompt + r.output : r.target)) break;
+    admit(id, into, work);
+    tokens += work;
+  }
+}
+
 void Replica::form_static() {
-  const auto max_seqs = static_cast<std::size_t>(engine_.max_seqs);
   if (static_batch_.empty()) {
-    std::int64_t tokens = 0;
-    while (!waiting_.empty() && static_batch_.size() < max_seqs) {
-      const int id = waiting_.front();
-      Request& r = requests_[static_cast<std::size_t>(id)];
-      const std::int64_t work = r.prompt - r.prefix_hit;
-      if (!static_batch_.empty() && tokens + work > engine_.max_batched_tokens) break;
-      if (!grow(r, r.prompt + r.output)) break;  // the whole sequence's cache, reserved up front
-      waiting_.pop_front();
-      r.state = RequestState::running;
-      r.computed = r.prefix_hit;
-      static_batch_.push_back(id);
-      schedule_prefill(id, work);
-      tokens += work;
-    }
+    admit_whole_prompts(static_batch_, true);  // each sequence's whole cache reserved up front
     static_context_ = 0;
     for (const int id : static_batch_) static_context_ += requests_[static_cast<std::size_t>(id)].prompt;
     return;
@@ -129,23 +138,7 @@ void Replica::form_static() {
 
 void Replica::form_continuous() {
   swap_in();
-  if (swapped_.empty()) {
-    std::int64_t tokens = 0;
-    while (!waiting_.empty() && running_.size() < static_cast<std::size_t>(engine_.max_seqs)) {
-      const int id = waiting_.front();
-      Request& r = requests_[static_cast<std::size_t>(id)];
-      const std::int64_t work = r.target - r.prefix_hit;
-      // The first prompt always goes (a recomputed one may exceed the limit), later ones while they fit.
-      if (tokens > 0 && tokens + work > engine_.max_batched_tokens) break;
-      if (!grow(r, r.target)) break;
-      waiting_.pop_front();
-      r.state = RequestState::running;
-      r.computed = r.prefix_hit;
-      running_.push_back(id);
-      schedule_prefill(id, work);
-      tokens += work;
-    }
-  }
+  if (swapped_.empty()) admit_whole_prompts(running_, false);
   if (scheduled_.empty()) (void)schedule_decodes(engine_.max_seqs);
 }
 
@@ -153,12 +146,12 @@ void Replica::form_chunked() {
   swap_in();
   std::int64_t budget = engine_.token_budget;
   budget -= schedule_decodes(budget);
-  const auto room = [&](const Request& r) { return (r.blocks + free_blocks()) * engine_.block_size - r.computed; };
   for (const int id : running_) {
     if (budget == 0) break;
     Request& r = requests_[static_cast<std::size_t>(id)];
     if (!r.prefilling()) continue;
-    const std::int64_t chunk = std::min({r.target - r.computed, budget, room(r)});
+    const std::int64_t room = (r.blocks + free_blocks()) * engine_.block_size - r.computed;
+    const std::int64_t chunk = std::min({r.target - r.computed, budget, room});
     if (chunk <= 0) continue;
     (void)grow(r, r.computed + chunk);
     schedule_prefill(id, chunk);
@@ -168,17 +161,12 @@ void Replica::form_chunked() {
          running_.size() < static_cast<std::size_t>(engine_.max_seqs)) {
     const int id = waiting_.front();
     Request& r = requests_[static_cast<std::size_t>(id)];
-    r.computed = r.prefix_hit;
-    const std::int64_t chunk = std::min({r.target - r.computed, budget, room(r)});
-    if (chunk <= 0) {
-      r.computed = 0;
-      break;
-    }
-    (void)grow(r, r.computed + chunk);
-    waiting_.pop_front();
-    r.state = RequestState::running;
-    running_.push_back(id);
-    schedule_prefill(id, chunk);
+    // It holds no blocks while it waits: the free ones bound its first chunk.
+    const std::int64_t chunk =
+        std::min({r.target - r.prefix_hit, budget, free_blocks() * engine_.block_size - r.prefix_hit});
+    if (chunk <= 0) break;
+    (void)grow(r, r.prefix_hit + chunk);
+    admit(id, running_, chunk);
     budget -= chunk;
   }
 }

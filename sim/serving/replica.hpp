@@ -81,6 +81,11 @@ class Replica {
   /// Preempts the newest running request that is not `keep`-protected; returns its id.
   int preempt_newest();
   void schedule_prefill(int id, std::int64_t tokens);
+  /// Moves the waiting head `id` into `into`, its prefill starting after its prefix hits with `tokens` tokens.
+  void admit(int id, std::vector<int>& into, std::int64_t tokens);
+  /// Admits waiting requests in order, each with its whole prompt, while max_seqs, max_batched_tokens and the
+  /// free blocks allow: blocks for the prompt (or with `reserve_output`, the prompt and the whole output).
+  void admit_whole_prompts(std::vector<int>& into, bool reserve_output);
   void schedule_decode(int id);
   /// Brings swapped requests back while blocks allow (before any new admission).
   void swap_in();

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "sim/core/error.hpp"
+#include "sim/core/human_units.hpp"
 
 namespace cs {
 
@@ -19,16 +19,6 @@ Bytes activation_reserve(const ShardedModel& shard, const EngineConfig& engine) 
   const double logits = static_cast<double>(engine.max_seqs) * static_cast<double>(m.vocab) * 6.0;
   return Bytes{tokens * per_token * 2.0 + logits};
 }
-
-namespace {
-
-std::string share(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-}  // namespace
 
 ReplicaMemory plan_replica_memory(const ShardedModel& shard, const EngineConfig& engine, Bytes gpu_memory) {
   ReplicaMemory r;
@@ -47,8 +37,8 @@ ReplicaMemory plan_replica_memory(const ShardedModel& shard, const EngineConfig&
                        "the weights do not fit: " + to_string(r.weights) + " of weights and " +
                            to_string(r.activations) + " of activations per GPU (tp " + std::to_string(shard.tp) +
                            ", pp " + std::to_string(shard.pp) + ") exceed the " + to_string(r.usable) +
-                           " usable (" + to_string(r.gpu) + " x " + share(engine.memory_utilization) +
-                           "); raise tp or pp, or use fp8 weights");
+                           " usable (" + format_si(100.0 * engine.memory_utilization, "%") + " of " +
+                           to_string(r.gpu) + "); raise tp or pp, or use fp8 weights");
     }
   }
   const double block_bytes = static_cast<double>(engine.block_size) * r.kv_per_token.value();

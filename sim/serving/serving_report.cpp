@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <numeric>
 
 #include "sim/core/human_units.hpp"
@@ -25,16 +24,6 @@ LatencyStats latency_stats(std::vector<double> s) {
   r.max_s = s.back();
   return r;
 }
-
-namespace {
-
-std::string three_digits(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-}  // namespace
 
 QueueVerdict queue_verdict(const std::vector<QueueSample>& samples, double arrival_rate, int replicas) {
   QueueVerdict v;
@@ -65,7 +54,7 @@ QueueVerdict queue_verdict(const std::vector<QueueSample>& samples, double arriv
     if (s.queued <= floor) v.since = s.at;
   }
   v.message = "the queue grew without bound from " + format_duration(v.since.seconds()) + " on (+" +
-              three_digits(v.growth_per_s) + " requests/s over the last half of arrivals, " +
+              format_si(v.growth_per_s, "requests/s") + " over the last half of arrivals, " +
               std::to_string(v.final_queued) + " waiting when arrivals ended): the deployment is overloaded";
   return v;
 }

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "flat_cost_model.hpp"
+#include "../replay/fixed_cost_model.hpp"
 #include "serving_fixtures.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/replica_memory.hpp"
@@ -12,7 +12,7 @@
 namespace cs {
 namespace {
 
-using testing::FlatCostModel;
+using testing::FixedCostModel;
 using testing::h100_cost;
 using testing::llama_1b5;
 
@@ -35,12 +35,21 @@ ModelSpec two_layers() {
   return m;
 }
 
+/// 1 us per GEMM, 2 us per attention kernel, 0.1 us per bandwidth-bound kernel.
+FixedCostModel flat() {
+  FixedCostModel f;
+  f.gemm_time = Time::us(1);
+  f.attention_forward = Time::us(2);
+  f.memory_time = Time::ns(100);
+  return f;
+}
+
 TEST(IterationCost, KernelsAddUpOnTheStream) {
-  const FlatCostModel flat;
+  const FixedCostModel fixed = flat();
   const auto comm = testing::nvlink_ring(1);
   EngineConfig e;
   e.host_launch_cost = Time::us(10);
-  const IterationCost cost(two_layers(), Deployment{}, e, flat, comm);
+  const IterationCost cost(two_layers(), Deployment{}, e, fixed, comm);
   // A dense layer on one GPU decoding: norm, QKV, RoPE, KV write, decode attention (a cache read), output
   // projection, norm, gate/up, activation, down: 4 GEMMs of 1 us and 6 bandwidth-bound kernels of 0.1 us.
   // The head: embedding, final norm, logits GEMM, cast, sampling: 1 us + 4 x 0.1 us.
@@ -62,23 +71,23 @@ TEST(IterationCost, KernelsAddUpOnTheStream) {
 }
 
 TEST(IterationCost, EagerDecodeWhenGraphsAreOff) {
-  const FlatCostModel flat;
+  const FixedCostModel fixed = flat();
   const auto comm = testing::nvlink_ring(1);
   EngineConfig e;
   e.cuda_graphs = false;
   e.host_launch_cost = Time::us(10);
   e.iteration_overhead = Time::us(300);
-  const IterationCost cost(two_layers(), Deployment{}, e, flat, comm);
+  const IterationCost cost(two_layers(), Deployment{}, e, fixed, comm);
   // 25 launches at 10 us, the last kernel 0.1 us, after the scheduler's 300 us.
   EXPECT_EQ(cost.price(decode_batch(3, 100)), Time::us(300 + 250) + Time::ns(100));
 }
 
 TEST(IterationCost, TwoAllReducesPerLayerAndTheLogitsGather) {
-  const FlatCostModel flat;
+  const FixedCostModel fixed = flat();
   const AlphaBetaComm comm(2, Bandwidth{100e9}, Time::us(1));
   Deployment d;
   d.tp = 2;
-  const IterationCost cost(two_layers(), d, EngineConfig{}, flat, comm);
+  const IterationCost cost(two_layers(), d, EngineConfig{}, fixed, comm);
   // 5 tokens: each all-reduce moves 5 x 2048 x 2 B per rank; the 5 sampled rows' logits are gathered whole.
   const IterationBreakdown b = cost.breakdown(decode_batch(5, 40));
   const Time reduce = comm.all_reduce(Bytes{5.0 * 2048 * 2});
@@ -89,19 +98,13 @@ TEST(IterationCost, TwoAllReducesPerLayerAndTheLogitsGather) {
 }
 
 TEST(IterationCost, PromptChunksAttendToWhatIsCached) {
-  const FlatCostModel flat;
-  const auto comm = testing::nvlink_ring(1);
-  const IterationCost cost(two_layers(), Deployment{}, EngineConfig{}, flat, comm);
-  BatchShape b;
-  b.prefills = {{64, 128, false}, {100, 0, true}, {100, 0, true}};
-  (void)cost.price(b);
-  ASSERT_EQ(flat.attention_asked.size(), 2u);  // two shapes, the equal chunks batched
-  const AttentionShape& first = flat.attention_asked[0];  // shapes in (tokens, cached) order: 64 after 128 first
-  EXPECT_EQ(first.seq_q, 64);
-  EXPECT_EQ(first.seq_kv, 128 + 32);  // q c + q (q + 1) / 2 pairs: the unmasked 64 x 160 (rounded up)
-  EXPECT_FALSE(first.causal);
-  EXPECT_EQ(first.batch, 1);
-  const AttentionShape& whole = flat.attention_asked[1];
+  const ShardedModel s(two_layers(), Deployment{});
+  // 64 new tokens after 128 cached: 64 x 128 + 64 x 65 / 2 query-key pairs, the unmasked 64 x (128 + 32).
+  const AttentionShape chunk = chunk_attention(s, 64, 128, 1, false);
+  EXPECT_EQ(chunk.seq_q, 64);
+  EXPECT_EQ(chunk.seq_kv, 160);
+  EXPECT_FALSE(chunk.causal);
+  const AttentionShape whole = chunk_attention(s, 100, 0, 2, false);
   EXPECT_EQ(whole.seq_q, 100);
   EXPECT_EQ(whole.seq_kv, 100);
   EXPECT_TRUE(whole.causal);
@@ -109,6 +112,13 @@ TEST(IterationCost, PromptChunksAttendToWhatIsCached) {
   EXPECT_EQ(whole.heads, 32);
   EXPECT_EQ(whole.kv_heads, 8);
   EXPECT_EQ(whole.head_dim, 64);
+  // Equal chunks run as one kernel: two attention kernels of 2 us per layer for three chunks.
+  const FixedCostModel fixed = flat();
+  const auto comm = testing::nvlink_ring(1);
+  const IterationCost cost(two_layers(), Deployment{}, EngineConfig{}, fixed, comm);
+  BatchShape b;
+  b.prefills = {{64, 128, false}, {100, 0, true}, {100, 0, true}};
+  EXPECT_EQ(cost.breakdown(b).attention, Time::us(2 * 2 * 2));
   EXPECT_EQ(b.tokens(), 264);
   EXPECT_EQ(b.sampled(), 2);
 }
@@ -129,9 +139,9 @@ TEST(IterationCost, MoeLayersRouteToTheirActiveExperts) {
   // One token picks 2 of 8 experts: 1 - (6/8)^1 of each GPU's 4 is active, 1 expected; many tokens: all 4.
   EXPECT_DOUBLE_EQ(s.active_local_experts(1), 1.0);
   EXPECT_NEAR(s.active_local_experts(4096), 4.0, 1e-12);
-  const FlatCostModel flat;
+  const FixedCostModel fixed = flat();
   const auto comm = testing::nvlink_ring(1);
-  const IterationCost cost(m, Deployment{}, EngineConfig{}, flat, comm);
+  const IterationCost cost(m, Deployment{}, EngineConfig{}, fixed, comm);
   // Per MoE layer: norm, QKV, RoPE, KV write, attention, O, norm, router, top-k, permute, expert gate/up, act,
   // down, shared gate/up, act, down, combine: 17 kernels, 7 of them GEMMs.
   const IterationBreakdown b = cost.breakdown(decode_batch(1, 10));
@@ -158,7 +168,7 @@ TEST(IterationCost, ReplicaMemoryOfLlama70bAtTp4) {
     FAIL();
   } catch (const InputError& err) {
     EXPECT_NE(std::string(err.what()).find("the weights do not fit: 131.4 GiB of weights and 1.902 GiB of activations per GPU (tp 1, pp 1) "
-                                             "exceed the 71.26 GiB usable (79.18 GiB x 0.9)"), std::string::npos)
+                                             "exceed the 71.26 GiB usable (90.0 % of 79.18 GiB)"), std::string::npos)
         << err.what();
   }
   e.kv_cache_memory = Bytes{16.0 * 81920 * 3};
@@ -166,54 +176,41 @@ TEST(IterationCost, ReplicaMemoryOfLlama70bAtTp4) {
 }
 
 TEST(IterationCost, SwapCopiesEveryGpusShare) {
-  const FlatCostModel flat;
+  const FixedCostModel fixed = flat();
   const auto comm = testing::nvlink_ring(1);
   EngineConfig e;
   e.swap_bandwidth = Bandwidth{50e9};
-  const IterationCost cost(llama_1b5(), Deployment{}, e, flat, comm);
+  const IterationCost cost(llama_1b5(), Deployment{}, e, fixed, comm);
   // 16 layers x 8 heads x 128 x 2 B = 32 KiB a token; 3 blocks of 16 tokens at 50 GB/s.
   EXPECT_EQ(cost.swap_time(3), Bytes{3.0 * 16 * 32768} / Bandwidth{50e9});
 }
 
-// The serving rows' decode steps (../shared/validation/serving_rows.csv, one H100, CUDA-graph replay, plain
-// PyTorch): what the h100-sxm profile's kernels make of them, as information (not fitted). The band only
-// catches a gross change.
-TEST(IterationCost, ServingRowsDecodeStepsInRange) {
+// The serving rows (../shared/validation/serving_rows.csv: one H100, plain PyTorch; decode steps replayed as
+// CUDA graphs, prefills eager): what the h100-sxm profile's kernels make of them, as information (not fitted).
+// The band only catches a gross change.
+TEST(IterationCost, ServingRowsInRange) {
   struct Row {
     const char* id;
-    int batch, ctx;
+    bool decode;
+    int batch, tokens;  ///< the context of a decode, the prompt of a prefill
     double measured_ms;
   };
-  const Row rows[] = {{"1b-7", 1, 512, 2.030},   {"1b-8", 8, 512, 2.227},    {"1b-9", 32, 512, 2.414},
-                      {"1b-10", 64, 512, 2.678}, {"1b-11", 128, 512, 3.174}, {"1b-12", 256, 512, 4.091},
-                      {"1b-13", 1, 2048, 2.052}, {"1b-14", 8, 2048, 2.353},  {"1b-15", 32, 2048, 2.924},
-                      {"1b-16", 64, 2048, 3.718}, {"1b-17", 128, 2048, 5.260}, {"1b-18", 1, 8192, 2.137},
-                      {"1b-19", 8, 8192, 2.889}, {"1b-20", 32, 8192, 4.984}};
+  const Row rows[] = {
+      {"1b-1", false, 1, 128, 7.316},   {"1b-2", false, 1, 512, 6.695},    {"1b-3", false, 1, 2048, 10.968},
+      {"1b-4", false, 1, 8192, 47.677}, {"1b-5", false, 4, 2048, 41.004},  {"1b-6", false, 16, 512, 38.032},
+      {"1b-7", true, 1, 512, 2.030},    {"1b-8", true, 8, 512, 2.227},     {"1b-9", true, 32, 512, 2.414},
+      {"1b-10", true, 64, 512, 2.678},  {"1b-11", true, 128, 512, 3.174},  {"1b-12", true, 256, 512, 4.091},
+      {"1b-13", true, 1, 2048, 2.052},  {"1b-14", true, 8, 2048, 2.353},   {"1b-15", true, 32, 2048, 2.924},
+      {"1b-16", true, 64, 2048, 3.718}, {"1b-17", true, 128, 2048, 5.260}, {"1b-18", true, 1, 8192, 2.137},
+      {"1b-19", true, 8, 8192, 2.889},  {"1b-20", true, 32, 8192, 4.984}};
   const auto comm = testing::nvlink_ring(1);
   const IterationCost cost(llama_1b5(), Deployment{}, EngineConfig{}, h100_cost(), comm);
   for (const Row& r : rows) {
-    const double ms = cost.price(decode_batch(r.batch, r.ctx)).seconds() * 1e3;
-    std::printf("h100-serve-%-6s decode batch %3d ctx %5d: %6.3f ms against %6.3f ms measured (%+.0f%%)\n", r.id,
-                r.batch, r.ctx, ms, r.measured_ms, 100.0 * (ms / r.measured_ms - 1.0));
-    EXPECT_GT(ms, 0.6 * r.measured_ms) << r.id;
-    EXPECT_LT(ms, 1.4 * r.measured_ms) << r.id;
-  }
-}
-
-TEST(IterationCost, ServingRowsPrefillStepsInRange) {
-  struct Row {
-    const char* id;
-    int batch, prompt;
-    double measured_ms;
-  };
-  const Row rows[] = {{"1b-1", 1, 128, 7.316},  {"1b-2", 1, 512, 6.695},  {"1b-3", 1, 2048, 10.968},
-                      {"1b-4", 1, 8192, 47.677}, {"1b-5", 4, 2048, 41.004}, {"1b-6", 16, 512, 38.032}};
-  const auto comm = testing::nvlink_ring(1);
-  const IterationCost cost(llama_1b5(), Deployment{}, EngineConfig{}, h100_cost(), comm);
-  for (const Row& r : rows) {
-    const double ms = cost.price(prefill_batch(r.batch, r.prompt)).seconds() * 1e3;
-    std::printf("h100-serve-%-5s prefill batch %2d prompt %5d: %6.3f ms against %6.3f ms measured (%+.0f%%)\n", r.id,
-                r.batch, r.prompt, ms, r.measured_ms, 100.0 * (ms / r.measured_ms - 1.0));
+    const BatchShape b = r.decode ? decode_batch(r.batch, r.tokens) : prefill_batch(r.batch, r.tokens);
+    const double ms = cost.price(b).seconds() * 1e3;
+    std::printf("h100-serve-%-5s %s batch %3d %s %5d: %6.3f ms against %6.3f ms measured (%+.0f%%)\n", r.id,
+                r.decode ? "decode " : "prefill", r.batch, r.decode ? "ctx   " : "prompt", r.tokens, ms,
+                r.measured_ms, 100.0 * (ms / r.measured_ms - 1.0));
     EXPECT_GT(ms, 0.6 * r.measured_ms) << r.id;
     EXPECT_LT(ms, 1.4 * r.measured_ms) << r.id;
   }
@@ -243,9 +240,9 @@ TEST(IterationCost, HybridModelsAreNotServedYet) {
   m.hybrid_pattern = "M*M*";
   m.layers = 4;
   m.mamba_heads = 32;
-  const FlatCostModel flat;
+  const FixedCostModel fixed = flat();
   const auto comm = testing::nvlink_ring(1);
-  EXPECT_THROW(IterationCost(m, Deployment{}, EngineConfig{}, flat, comm), InputError);
+  EXPECT_THROW(IterationCost(m, Deployment{}, EngineConfig{}, fixed, comm), InputError);
 }
 
 }  // namespace

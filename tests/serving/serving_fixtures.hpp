@@ -3,41 +3,27 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "sim/hardware/device_profile.hpp"
+#include "sim/input/input_node.hpp"
 #include "sim/serving/replica_comm.hpp"
 #include "sim/workload/model_spec.hpp"
 
 namespace cs::testing {
 
-/// The decoder of ../shared/validation/serving_rows.csv: 16 layers, hidden 2048, GQA 32/8, SwiGLU 8192, a
-/// 128,256-token vocabulary, untied output (1.50 B parameters).
-inline ModelSpec llama_1b5() {
-  ModelSpec m;
-  m.name = "Llama-style 1.5B";
-  m.layers = 16;
-  m.hidden = 2048;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.ffn_hidden = 8192;
-  m.gated_ffn = true;
-  m.vocab = 128256;
-  m.seq_len = 8192;
-  m.norm = NormKind::rmsnorm;
-  return m;
+/// A model preset of models/ with `overrides` (YAML keys of a scenario's model: section).
+inline ModelSpec preset(const std::string& name, const std::string& overrides = "") {
+  return parse_model_spec(InputNode::parse("preset: " + name + "\n" + overrides, "model.yaml"));
 }
 
-/// models/llama3-70b.yaml.
-inline ModelSpec llama3_70b() {
-  ModelSpec m = llama_1b5();
-  m.name = "Llama 3 70B";
-  m.layers = 80;
-  m.hidden = 8192;
-  m.heads = 64;
-  m.kv_heads = 8;
-  m.ffn_hidden = 28672;
-  return m;
+/// The decoder of ../shared/validation/serving_rows.csv: Llama 3's layout at 16 layers, hidden 2048 and an 8192
+/// SwiGLU (GQA 32/8, a 128,256-token vocabulary, untied output: 1.50 B parameters).
+inline ModelSpec llama_1b5() {
+  return preset("llama3-8b", "name: Llama-style 1.5B\nlayers: 16\nhidden: 2048\nffn_hidden: 8192\n");
 }
+
+inline ModelSpec llama3_70b() { return preset("llama3-70b"); }
 
 /// The h100-sxm profile's cost model (its GEMM and attention fits come from the H200 calibration).
 inline const ComputeCostModel& h100_cost() {

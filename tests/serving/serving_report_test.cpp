@@ -35,7 +35,7 @@ TEST(ServingReport, QueueThatGrowsFromSomePointIsUnbounded) {
   // The last sample at or under max(8 replicas, 5% of 4,975) = 248 waiting: 25 i - 1000 <= 248 -> i = 49.
   EXPECT_EQ(v.since, Time::from_seconds(49 * 2.5));
   EXPECT_EQ(v.message,
-            "the queue grew without bound from 2.0 min on (+10 requests/s over the last half of arrivals, 4975 waiting "
+            "the queue grew without bound from 2.0 min on (+10.0 requests/s over the last half of arrivals, 4975 waiting "
             "when arrivals ended): the deployment is overloaded");
 }
 
