@@ -78,7 +78,7 @@ class Replica {
   /// Takes blocks so that `r` can hold `tokens`; false (nothing taken) when not enough are free.
   bool grow(Request& r, std::int64_t tokens);
   void release(Request& r);
-  /// Preempts the newest running request that is not `keep`-protected; returns its id.
+  /// Preempts the newest running request (by recompute or swap, as configured); returns its id.
   int preempt_newest();
   void schedule_prefill(int id, std::int64_t tokens);
   /// Moves the waiting head `id` into `into`, its prefill starting after its prefix hits with `tokens` tokens.
