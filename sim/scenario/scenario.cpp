@@ -97,7 +97,8 @@ Scenario load_service(const InputNode& root, const ScenarioInput& in, Scenario s
     }
   }
   if (sc.serving->load.arrivals == ArrivalKind::trace) {
-    // A trace path is relative to the scenario's directory (or absolute); errors name the trace file's line.
+    // A trace path is relative to the scenario's directory (or absolute); the run reads it (run_serving), and its
+    // errors name the trace file's line and column.
     std::filesystem::path path = sc.serving->load.trace;
     if (path.is_relative() && !sc.file.empty()) path = std::filesystem::path(sc.file).parent_path() / path;
     std::error_code ec;
@@ -105,7 +106,6 @@ Scenario load_service(const InputNode& root, const ScenarioInput& in, Scenario s
       throw InputError(in.serving_trace_at, "serving.load.trace", "no trace file " + path.string());
     }
     sc.serving->load.trace = path.string();
-    sc.serving_trace = std::make_shared<const std::vector<TraceRequest>>(load_request_trace(path.string()));
   }
   return sc;
 }

@@ -13,7 +13,6 @@
 
 #include "sim/collectives/network_options.hpp"
 #include "sim/scenario/band_basis.hpp"
-#include "sim/serving/request_trace.hpp"
 #include "sim/serving/serving_config.hpp"
 #include "sim/facility/facility_config.hpp"
 #include "sim/hardware/device_profile.hpp"
@@ -41,8 +40,6 @@ struct Scenario {
   /// An inference service (the `serving:` section) instead of a training job: `plan` and `training` are then
   /// unused, and run_scenario simulates requests (sim/serving).
   std::optional<ServingConfig> serving;
-  /// serving.load.trace's requests, read by the loader (path resolved against the scenario's directory).
-  std::shared_ptr<const std::vector<TraceRequest>> serving_trace;
 };
 
 /// Reads and checks `path`; `profile_override` (a name or file), when not empty, replaces cluster.profile.

@@ -4,10 +4,8 @@
 
 #include "sim/facility/price_book.hpp"
 #include "sim/scenario/facility_link.hpp"
-#include "sim/serving/iteration_cost.hpp"
 #include "sim/serving/replica_comm.hpp"
-#include "sim/serving/replica_memory.hpp"
-#include "sim/serving/request_sim.hpp"
+#include "sim/serving/serving_runner.hpp"
 
 namespace cs {
 namespace {
@@ -40,9 +38,7 @@ void run_service(const Scenario& sc, RunResult& r) {
   r.compute_provenance = compute->provenance();
   const TopologyComm comm(sc.topology, config.deployment.tp, collective_calibration(sc.network));
   r.serving_comm = comm.describe();
-  const IterationCost cost(sc.model, config.deployment, config.engine, *compute, comm);
-  const ReplicaMemory memory = plan_replica_memory(cost.sharded(), config.engine, sc.profile.gpu.memory);
-  ServingRun run = simulate_serving(config, cost, memory, sc.serving_trace.get());
+  ServingRun run = run_serving(config, sc.model, *compute, comm, sc.profile.gpu.memory);
   r.serving = std::move(run.result);
   r.memory_capacity = sc.profile.gpu.memory;
   if (r.gpus < sc.gpus) {

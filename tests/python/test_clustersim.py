@@ -94,3 +94,14 @@ def test_validate_rows():
     for r in rows:
         assert "skipped" not in r
         assert abs(r["error"]) < 0.10  # the two rows' documented +3.7% and +3.6% (docs/validation.md)
+
+
+def test_a_service_runs_request_by_request():
+    r = clustersim.run("scenarios/mixtral-8x7b-serving-8xh100-chunked.yaml", set={"serving.duration": "60s"})
+    cli = cli_json("run", "scenarios/mixtral-8x7b-serving-8xh100-chunked.yaml", "--set", "serving.duration=60s")
+    assert r == cli
+    assert r["kind"] == "serving"
+    s = r["serving"]
+    assert s["requests"]["finished"] > 0
+    assert 0 < s["ttft_s"]["p50"] <= s["ttft_s"]["p99"]
+    assert r["cost"]["usd_per_million_output_tokens"] > r["cost"]["usd_per_million_tokens"] > 0

@@ -94,8 +94,7 @@ TEST(ServiceScenario, ATraceIsReadBesideTheScenario) {
     out << text;
   }
   const Scenario sc = load_scenario((dir / "svc.yaml").string());
-  ASSERT_TRUE(sc.serving_trace);
-  EXPECT_EQ(sc.serving_trace->size(), 40u);
+  EXPECT_EQ(sc.serving->load.trace, (dir / "requests.csv").string());
   const RunResult r = run_scenario(sc);
   EXPECT_EQ(r.serving->arrived, 40);
   EXPECT_EQ(r.serving->finished, 40);
