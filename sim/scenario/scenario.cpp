@@ -71,7 +71,15 @@ std::shared_ptr<const ResidualSet> load_band_basis(const std::optional<FileRef>&
 /// The rest of an inference service's loading: its GPUs, profile, trace and prices. The deployment's replicas
 /// must fill the cluster (or a part of one node, as a training job may).
 Scenario load_service(const InputNode& root, const ScenarioInput& in, Scenario sc, const std::string& profile_override) {
-  const Deployment& d = sc.serving->deployment;
+  Deployment& d = sc.serving->deployment;
+  if (d.replicas == Deployment::kAutoReplicas) {
+    if (in.gpus % (d.tp * d.pp) != 0) {
+      root.at("serving").at("deployment").at("replicas").fail(
+          "replicas auto: cluster.gpus (" + std::to_string(in.gpus) + ") is not a multiple of tp x pp = " +
+          std::to_string(d.tp) + " x " + std::to_string(d.pp));
+    }
+    d.replicas = in.gpus / (d.tp * d.pp);
+  }
   sc.topology = located(in.topology, [&] { return load_topology_for_job(in.topology.name, in.gpus); });
   const int node_gpus = sc.topology.node().gpus;
   if (d.tp > node_gpus) {

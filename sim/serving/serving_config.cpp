@@ -37,6 +37,13 @@ const EnumTable<DType>& serving_dtype_names() {
 
 namespace {
 
+/// `serving.deployment.replicas`: a positive whole number, or `auto` (Deployment::kAutoReplicas), which the
+/// scenario resolves from cluster.gpus.
+int read_replicas(const InputNode& n) {
+  if (n.as<std::string>() == "auto") return Deployment::kAutoReplicas;
+  return param_detail::read_checked<int>(n, {.positive = true});
+}
+
 const ParamTable<Deployment>& deployment_params() {
   static const ParamTable<Deployment> t = [] {
     ParamTable<Deployment> p("deployment", "How the model is laid out: replicas of tp x pp GPUs.");
@@ -46,7 +53,12 @@ const ParamTable<Deployment>& deployment_params() {
             {.help = "expert parallelism inside the TP group (MoE): each GPU holds experts / ep whole experts "
                      "split tp / ep ways; must divide tp",
              .positive = true});
-    p.field("replicas", &Deployment::replicas, {.help = "independent copies of the model", .positive = true});
+    ParamSpec replicas{.key = "replicas", .type = ParamType::integer,
+                       .help = "independent copies of the model. auto: cluster.gpus / (tp x pp), so a what-if on the "
+                               "GPU count keeps the replica's layout",
+                       .default_text = "1", .min = 0.0, .min_exclusive = true, .choices = {"auto"}};
+    replicas.check = [](const InputNode& n) { (void)read_replicas(n); };
+    p.custom(replicas, [](const InputNode& n, Deployment& d) { d.replicas = read_replicas(n); });
     p.choice("routing", &Deployment::routing, routing_names(),
              {.help = "how arrivals are spread: round-robin, or to the replica with the fewest requests waiting "
                       "and running"});

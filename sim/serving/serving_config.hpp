@@ -38,7 +38,9 @@ struct Deployment {
   int tp = 1;        ///< tensor-parallel GPUs of one pipeline stage (within a node)
   int pp = 1;        ///< pipeline stages of one replica
   int ep = 1;        ///< expert-parallel degree inside the TP group (MoE; divides tp)
-  int replicas = 1;  ///< independent copies of the model
+  int replicas = 1;  ///< independent copies of the model; kAutoReplicas until a scenario resolves `auto`
+  /// `replicas: auto` before the scenario resolves it: cluster.gpus / (tp x pp).
+  static constexpr int kAutoReplicas = 0;
   Routing routing = Routing::round_robin;
   DType weights = DType::bf16;   ///< weight precision: bf16 or fp8 (W8A8 GEMMs)
   DType kv_cache = DType::bf16;  ///< KV-cache precision: bf16 or fp8

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/input/input_node.hpp"
 #include "sim/report/json_result.hpp"
 #include "sim/report/text_summary.hpp"
 #include "sim/scenario/runner.hpp"
@@ -55,6 +56,16 @@ TEST(ServiceScenario, RunsRequestByRequestAndIsPriced) {
   const std::string summary = text_summary(sc, r);
   EXPECT_NE(summary.find("time to first token"), std::string::npos) << summary;
   EXPECT_NE(summary.find("per million tokens"), std::string::npos) << summary;
+}
+
+TEST(ServiceScenario, ReplicasAutoFollowTheClusterSize) {
+  const std::string shipped = std::string(CS_SOURCE_DIR) + "/scenarios/llama3-70b-serving-32xh100.yaml";
+  EXPECT_EQ(load_scenario(shipped).serving->deployment.replicas, 8);  // 32 / TP4
+  const Scenario half = load_scenario(InputNode::load_file(shipped, {{"cluster.gpus", "16"}}));
+  EXPECT_EQ(half.serving->deployment.replicas, 4);
+  const std::string odd = located(service("8", "{tp: 3, replicas: auto}", "{arrivals: poisson, rate: 5}"), "odd.yaml");
+  EXPECT_NE(odd.find("serving.deployment.replicas"), std::string::npos) << odd;
+  EXPECT_NE(odd.find("not a multiple of tp x pp = 3 x 1"), std::string::npos) << odd;
 }
 
 TEST(ServiceScenario, BadServicesAreLocated) {
