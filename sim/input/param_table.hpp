@@ -112,7 +112,23 @@ E read_choice(const InputNode& n, const EnumTable<E>& names) {
   return *v;
 }
 
+/// A positive whole number, or `auto` (returned as 0): a degree the loader derives later (parallelism.dp,
+/// serving.deployment.replicas: cluster.gpus over the rest of the layout).
+inline int read_count_or_auto(const InputNode& n) {
+  if (n.as<std::string>() == "auto") return 0;
+  return read_checked<int>(n, {.positive = true});
+}
+
 }  // namespace param_detail
+
+/// The declaration of a count that may be `auto` (param_detail::read_count_or_auto): an integer key whose
+/// allowed values also name `auto`, for docs, the JSON Schema and the planner's forms.
+inline ParamSpec count_or_auto_spec(std::string key, std::string help, std::string default_text) {
+  ParamSpec spec{.key = std::move(key), .type = ParamType::integer, .help = std::move(help),
+                 .default_text = std::move(default_text), .min = 0.0, .min_exclusive = true, .choices = {"auto"}};
+  spec.check = [](const InputNode& n) { (void)param_detail::read_count_or_auto(n); };
+  return spec;
+}
 
 template <class S>
 class ParamTable {

@@ -4,6 +4,8 @@
 
 namespace cs {
 
+static_assert(Deployment::kAutoReplicas == 0, "replicas: auto is read as 0 (param_detail::read_count_or_auto)");
+
 const EnumTable<Batching>& batching_names() {
   static const EnumTable<Batching> t{{Batching::static_batch, "static"},
                                      {Batching::continuous, "continuous"},
@@ -37,13 +39,6 @@ const EnumTable<DType>& serving_dtype_names() {
 
 namespace {
 
-/// `serving.deployment.replicas`: a positive whole number, or `auto` (Deployment::kAutoReplicas), which the
-/// scenario resolves from cluster.gpus.
-int read_replicas(const InputNode& n) {
-  if (n.as<std::string>() == "auto") return Deployment::kAutoReplicas;
-  return param_detail::read_checked<int>(n, {.positive = true});
-}
-
 const ParamTable<Deployment>& deployment_params() {
   static const ParamTable<Deployment> t = [] {
     ParamTable<Deployment> p("deployment", "How the model is laid out: replicas of tp x pp GPUs.");
@@ -53,12 +48,11 @@ const ParamTable<Deployment>& deployment_params() {
             {.help = "expert parallelism inside the TP group (MoE): each GPU holds experts / ep whole experts "
                      "split tp / ep ways; must divide tp",
              .positive = true});
-    ParamSpec replicas{.key = "replicas", .type = ParamType::integer,
-                       .help = "independent copies of the model. auto: cluster.gpus / (tp x pp), so a what-if on the "
-                               "GPU count keeps the replica's layout",
-                       .default_text = "1", .min = 0.0, .min_exclusive = true, .choices = {"auto"}};
-    replicas.check = [](const InputNode& n) { (void)read_replicas(n); };
-    p.custom(replicas, [](const InputNode& n, Deployment& d) { d.replicas = read_replicas(n); });
+    p.custom(count_or_auto_spec("replicas",
+                                "independent copies of the model. auto: cluster.gpus / (tp x pp), so a what-if on "
+                                "the GPU count keeps the replica's layout",
+                                "1"),
+             [](const InputNode& n, Deployment& d) { d.replicas = param_detail::read_count_or_auto(n); });
     p.choice("routing", &Deployment::routing, routing_names(),
              {.help = "how arrivals are spread: round-robin, or to the replica with the fewest requests waiting "
                       "and running"});

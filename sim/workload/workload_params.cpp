@@ -6,6 +6,8 @@
 
 namespace cs {
 
+static_assert(ParallelPlan::kAutoDp == 0, "parallelism.dp: auto is read as 0 (param_detail::read_count_or_auto)");
+
 const EnumTable<PipelineSchedule>& schedule_names() {
   static const EnumTable<PipelineSchedule> t{{PipelineSchedule::gpipe, "gpipe"},
                                              {PipelineSchedule::one_f_one_b, "1f1b"},
@@ -60,12 +62,6 @@ const EnumTable<DType>& precision_names() {
 }
 
 namespace {
-
-/// `parallelism.dp`: a positive whole number, or `auto` (ParallelPlan::kAutoDp), resolved by the scenario.
-int read_dp(const InputNode& n) {
-  if (n.as<std::string>() == "auto") return ParallelPlan::kAutoDp;
-  return param_detail::read_checked<int>(n, {.positive = true});
-}
 
 void add_dimensions(ParamTable<ModelSpec>& p) {
   p.field("name", &ModelSpec::name, {.help = "the model's name, printed in results", .default_text = "preset's"});
@@ -190,12 +186,11 @@ const ParamTable<ParallelPlan>& parallel_plan_params() {
     ParamTable<ParallelPlan> p("parallelism", "How the job is laid out on the GPUs.");
     p.field("tp", &ParallelPlan::tp, {.help = "tensor-parallel degree (within a node)", .positive = true});
     p.field("pp", &ParallelPlan::pp, {.help = "pipeline-parallel degree", .positive = true});
-    ParamSpec dp{.key = "dp", .type = ParamType::integer,
-                 .help = "data-parallel degree; tp*pp*dp*cp is the job's GPUs. auto (or the key left out): "
-                         "cluster.gpus / (tp*pp*cp), so a what-if on the GPU count keeps the layout",
-                 .default_text = "auto", .min = 0.0, .min_exclusive = true, .choices = {"auto"}};
-    dp.check = [](const InputNode& n) { (void)read_dp(n); };
-    p.custom(dp, [](const InputNode& n, ParallelPlan& plan) { plan.dp = read_dp(n); });
+    p.custom(count_or_auto_spec("dp",
+                                "data-parallel degree; tp*pp*dp*cp is the job's GPUs. auto (or the key left out): "
+                                "cluster.gpus / (tp*pp*cp), so a what-if on the GPU count keeps the layout",
+                                "auto"),
+             [](const InputNode& n, ParallelPlan& plan) { plan.dp = param_detail::read_count_or_auto(n); });
     p.field("cp", &ParallelPlan::cp, {.help = "context-parallel degree (ring attention)", .positive = true});
     p.field("ep", &ParallelPlan::ep, {.help = "expert-parallel degree (MoE)", .positive = true});
     p.field("virtual_stages", &ParallelPlan::virtual_stages,
