@@ -1,7 +1,5 @@
 #include "sim/api/clustersim.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -206,35 +204,21 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-}  // namespace
-
-Scenario load(const ScenarioSource& source) {
+/// The parsed document of `source` with its settings written over it (each checked alone first).
+InputNode parsed(const ScenarioSource& source) {
   check_settings(source.set);
-  const InputNode root = source.text ? InputNode::parse(*source.text, source.path, source.set)
-                                     : InputNode::load_file(source.path, source.set);
-  return load_scenario(root, source.profile);
+  return source.text ? InputNode::parse(*source.text, source.path, source.set)
+                     : InputNode::load_file(source.path, source.set);
 }
 
+}  // namespace
+
+Scenario load(const ScenarioSource& source) { return load_scenario(parsed(source), source.profile); }
+
 std::string scenario_text(const ScenarioSource& source) {
-  check_settings(source.set);
-  const std::string text = source.text ? *source.text : read_text(source.path);
-  if (source.set.empty()) return text;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception&) {
-    return text;  // the loader reports the syntax error with its location
-  }
-  if (!root.IsMap()) return text;
-  for (const Setting& s : source.set) {
-    if (const auto blocked = set_dotted(root, s.key, value_node(s.value))) {
-      throw InputError({"--set " + s.key + "=" + s.value, 0, 0}, s.key,
-                       blocked->first + " is " + blocked->second + " in " + source.path + ", not a mapping of keys");
-    }
-  }
-  YAML::Emitter out;
-  out << root;
-  return std::string(out.c_str()) + "\n";
+  // Without settings, the user's own text (comments kept, locations exact); with them, the edited document.
+  if (source.set.empty()) return source.text ? *source.text : read_text(source.path);
+  return parsed(source).yaml_text();
 }
 
 nlohmann::ordered_json result_json(const Scenario& sc, const RunResult& r) { return to_json(sc, r); }

@@ -114,6 +114,12 @@ std::string InputNode::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
 
+std::string InputNode::yaml_text() const {
+  YAML::Emitter out;
+  out << node_;
+  return std::string(out.c_str()) + "\n";
+}
+
 SourceLocation InputNode::location() const {
   if (written_) {
     for (const auto& [node, origin] : *written_) {

@@ -85,6 +85,9 @@ class InputNode {
     if (!ok) fail(message);
   }
 
+  /// The node as YAML text (block style; comments are not kept): a document with settings written over it.
+  [[nodiscard]] std::string yaml_text() const;
+
   [[nodiscard]] const std::string& path() const noexcept { return path_; }
   [[nodiscard]] SourceLocation location() const;
   [[nodiscard]] const std::string& file() const noexcept { return *file_; }

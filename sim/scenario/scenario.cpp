@@ -36,17 +36,23 @@ void check_price_references(const Scenario& sc) {
 
 namespace {
 
-/// `parallelism.dp: auto` (or left out): the data-parallel degree that fills the cluster, cluster.gpus /
-/// (tp*pp*cp); located at the dp key (or the parallelism section) when that does not divide.
+/// A count left `auto` that fills the cluster: cluster.gpus / `layout` (the GPUs of one replica or data-parallel
+/// rank, written out as `layout_text`). When that does not divide, the error is at `section`'s `key` (or the
+/// section where the key was left out).
+int fill_cluster(const InputNode& section, std::string_view key, int gpus, int layout, const std::string& layout_text) {
+  if (gpus % layout == 0) return gpus / layout;
+  const std::string why = std::string(key) + " auto: cluster.gpus (" + std::to_string(gpus) +
+                          ") is not a multiple of " + layout_text;
+  if (const auto k = section.find(key)) k->fail(why);
+  section.fail(why);
+}
+
+/// `parallelism.dp: auto` (or left out): cluster.gpus / (tp*pp*cp).
 int auto_dp(const InputNode& root, const ParallelPlan& p, int gpus) {
   const int model_parallel = p.tp * p.pp * p.cp;
-  if (gpus % model_parallel == 0) return gpus / model_parallel;
-  const InputNode section = root.at("parallelism");
-  const std::string why = "dp auto: cluster.gpus (" + std::to_string(gpus) + ") is not a multiple of tp*pp*cp = " +
-                          std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" + std::to_string(p.cp) + " = " +
-                          std::to_string(model_parallel);
-  if (const auto dp = section.find("dp")) dp->fail(why);
-  section.fail(why);
+  return fill_cluster(root.at("parallelism"), "dp", gpus, model_parallel,
+                      "tp*pp*cp = " + std::to_string(p.tp) + "*" + std::to_string(p.pp) + "*" + std::to_string(p.cp) +
+                          " = " + std::to_string(model_parallel));
 }
 
 /// The residual set `ref` names (absent: the shipped one). A file the scenario names must exist (a path, or one
@@ -73,12 +79,8 @@ std::shared_ptr<const ResidualSet> load_band_basis(const std::optional<FileRef>&
 Scenario load_service(const InputNode& root, const ScenarioInput& in, Scenario sc, const std::string& profile_override) {
   Deployment& d = sc.serving->deployment;
   if (d.replicas == Deployment::kAutoReplicas) {
-    if (in.gpus % (d.tp * d.pp) != 0) {
-      root.at("serving").at("deployment").at("replicas").fail(
-          "replicas auto: cluster.gpus (" + std::to_string(in.gpus) + ") is not a multiple of tp x pp = " +
-          std::to_string(d.tp) + " x " + std::to_string(d.pp));
-    }
-    d.replicas = in.gpus / (d.tp * d.pp);
+    d.replicas = fill_cluster(root.at("serving").at("deployment"), "replicas", in.gpus, d.tp * d.pp,
+                              "tp x pp = " + std::to_string(d.tp) + " x " + std::to_string(d.pp));
   }
   sc.topology = located(in.topology, [&] { return load_topology_for_job(in.topology.name, in.gpus); });
   const int node_gpus = sc.topology.node().gpus;
