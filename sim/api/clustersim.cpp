@@ -289,6 +289,20 @@ TcoReport tco(Scenario sc, const std::string& pricebook) {
   return *r.tco;
 }
 
+DesignReport design(const ScenarioSource& source, const DesignRequest& request) {
+  ScenarioSource src = source;
+  if (request.gpus > 0) src.set.push_back({"cluster.gpus", std::to_string(request.gpus)});
+  const std::string text = scenario_text(src);
+  const std::string name = source.path;
+  const std::string profile = source.profile;
+  (void)load(src);  // located errors for the settings before any candidate runs
+  DesignOptions options;
+  if (request.budget_usd) options.budget = Dollars{*request.budget_usd};
+  if (request.power_kw) options.power = Watts{*request.power_kw * 1e3};
+  options.threads = request.threads;
+  return design_fabrics([&] { return load_scenario_text(text, name, profile); }, options);
+}
+
 namespace {
 /// `j`'s scalars as (dotted key, text) pairs, in order.
 void flatten(const nlohmann::ordered_json& j, const std::string& prefix,

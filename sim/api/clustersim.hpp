@@ -19,6 +19,7 @@
 #include "sim/api/results_table.hpp"
 #include "sim/api/sweep_job.hpp"
 #include "sim/core/atomic_file.hpp"
+#include "sim/design/design_report.hpp"
 #include "sim/facility/tco_report.hpp"
 #include "sim/input/param_spec.hpp"
 #include "sim/input/yaml_edit.hpp"
@@ -187,5 +188,18 @@ struct ValidationReport {
 /// search's plans leave the other parallelism keys (expert_tp, first_stage_layers, ...) at their defaults, so
 /// replace the scenario's `parallelism:` section as a whole with these keys.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> plan_settings(const Plan& plan);
+
+/// Options of `clustersim design`.
+struct DesignRequest {
+  int gpus = 0;                    ///< the build's GPU count (0: the scenario's cluster.gpus)
+  std::optional<double> budget_usd;
+  std::optional<double> power_kw;  ///< IT peak power limit
+  int threads = 0;                 ///< candidates at once (0: all cores)
+};
+
+/// Every candidate fabric for the scenario's job at `request.gpus` GPUs, built, simulated and priced, with the
+/// Pareto front and the best under the limits (sim/design, docs/design.md). Throws InputError for a scenario
+/// that does not load, lacks a token budget, or a GPU count that does not fit its plan.
+[[nodiscard]] DesignReport design(const ScenarioSource& source, const DesignRequest& request);
 
 }  // namespace cs::api

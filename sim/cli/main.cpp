@@ -7,6 +7,7 @@
 
 #include "sim/cli/cmd_collective.hpp"
 #include "sim/cli/cmd_cost.hpp"
+#include "sim/cli/cmd_design.hpp"
 #include "sim/cli/cmd_plan.hpp"
 #include "sim/cli/cmd_results.hpp"
 #include "sim/cli/cmd_run.hpp"
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   cs::cli::register_sweep_command(app);
   cs::cli::register_results_command(app);
   cs::cli::register_plan_command(app);
+  cs::cli::register_design_command(app);
   cs::cli::register_schema_command(app);
   try {
     app.parse(argc, argv);

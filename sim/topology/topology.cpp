@@ -44,6 +44,8 @@ std::string_view to_string(FabricKind k) noexcept {
     case FabricKind::rail_only: return "rail_only";
     case FabricKind::torus: return "torus";
     case FabricKind::hypercube: return "hypercube";
+    case FabricKind::dragonfly: return "dragonfly";
+    case FabricKind::ocs: return "ocs";
   }
   return "?";
 }

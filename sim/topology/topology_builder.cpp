@@ -108,6 +108,7 @@ struct Tally {
   std::map<VertexId, int> ports;  // ports used per switch
   int scalable_units = 0;
   std::vector<int> dims;
+  int ocs_ports = 0;  // OCS ports that carry a circuit end
 };
 
 class FabricBuilder {
@@ -146,7 +147,7 @@ class FabricBuilder {
     if (n_leaves <= 1 || up == 0) return;
     const int radix = f_.spine.radix;
     const int spines = smallest_divisor_at_least(up, ceil_div(n_leaves * up, radix));
-    if (spines > 0 && n_leaves * (up / spines) <= radix) {  // two tiers
+    if (f_.tiers != 3 && spines > 0 && n_leaves * (up / spines) <= radix) {  // two tiers
       std::vector<VertexId> sp;
       for (int s = 0; s < spines; ++s) sp.push_back(add_switch(VertexKind::spine, f_.spine, 0));
       for (VertexId l : leaves) {
@@ -161,7 +162,8 @@ class FabricBuilder {
     std::map<int, std::vector<VertexId>> by_group;
     for (int i = 0; i < n_leaves; ++i) by_group[group[static_cast<std::size_t>(i)]].push_back(leaves[static_cast<std::size_t>(i)]);
     int pod = 0;
-    for (const auto& [g, ls] : by_group) pod = std::max(pod, std::min(static_cast<int>(ls.size()), spine_down));
+    const int pod_cap = f_.tiers == 3 ? std::max(1, spine_down / 2) : spine_down;
+    for (const auto& [g, ls] : by_group) pod = std::max(pod, std::min(static_cast<int>(ls.size()), pod_cap));
     const int per_pod = smallest_divisor_at_least(up, ceil_div(pod * up, spine_down));
     if (per_pod < 0) throw InputError({}, "fabric", "leaf uplinks cannot be spread over a spine group");
     std::vector<std::vector<VertexId>> planes(static_cast<std::size_t>(per_pod));
@@ -213,7 +215,9 @@ class FabricBuilder {
       }
       case FabricKind::rail_optimized:
       case FabricKind::rail_only: {
-        const int per_unit = f_.nodes_per_unit;
+        // A cluster smaller than one scalable unit is built as a unit of its own size: its leaves need only
+        // its nodes' down ports and as many up ports (a full unit's spines for 2 nodes would be idle capex).
+        const int per_unit = std::min(f_.nodes_per_unit, std::max(1, nodes));
         const int units = ceil_div(nodes, per_unit);
         std::vector<int> rails;
         for (int i = 0; i < nics; ++i) rails.push_back(t_.rail_of_nic(i));
@@ -303,13 +307,94 @@ class FabricBuilder {
         tally_.dims = dims;
         return;
       }
+      case FabricKind::dragonfly: build_dragonfly(nics); return;
+      case FabricKind::ocs: build_ocs(nics); return;
     }
+  }
+
+  /// Dragonfly (Kim et al., ISCA 2008): routers of radix R take p = R/4 NIC ports each; groups of a routers
+  /// (a = R/2 unless given) are all-to-all inside; each router has h = R - p - (a - 1) global ports, and every
+  /// pair of groups gets an equal share of the groups' a*h global ports, spread round-robin over the routers.
+  /// Routing is minimal (the Router's shortest paths with ECMP): local, global, local at most.
+  void build_dragonfly(int nics) {
+    const int radix = f_.leaf.radix;
+    const int ports = t_.nodes() * nics;
+    const int p = std::max(1, radix / 4);
+    const int routers = ceil_div(ports, p);
+    const int a = std::min(routers, f_.dragonfly_group_routers > 0 ? f_.dragonfly_group_routers : std::max(2, radix / 2));
+    const int h = radix - p - (a - 1);
+    if (h < 0) throw InputError({}, "fabric.dragonfly_group_routers", "a group of " + std::to_string(a) + " routers does not fit the radix");
+    const int groups = ceil_div(routers, a);
+    std::vector<VertexId> r;
+    for (int i = 0; i < routers; ++i) r.push_back(add_switch(VertexKind::router, f_.leaf, i / a));
+    for (int q = 0; q < ports; ++q) attach_nic(t_.nic_vertex(q / nics, q % nics), r[static_cast<std::size_t>(q / p)]);
+    for (int g = 0; g < groups; ++g) {
+      const int first = g * a, last = std::min(routers, first + a);
+      for (int i = first; i < last; ++i) {
+        for (int j = i + 1; j < last; ++j) link(r[static_cast<std::size_t>(i)], r[static_cast<std::size_t>(j)], LinkTier::leaf_spine, 1, f_.link);
+      }
+    }
+    if (groups < 2) return;
+    const int per_pair = a * h / (groups - 1);
+    if (per_pair < 1) {
+      throw InputError({}, "fabric.kind", "a dragonfly of " + std::to_string(groups) + " groups needs more global ports per group");
+    }
+    std::vector<int> next(static_cast<std::size_t>(groups), 0);
+    std::map<std::pair<VertexId, VertexId>, int> bundles;
+    for (int gi = 0; gi < groups; ++gi) {
+      for (int gj = gi + 1; gj < groups; ++gj) {
+        const int size_i = std::min(a, routers - gi * a), size_j = std::min(a, routers - gj * a);
+        for (int m = 0; m < per_pair; ++m) {
+          const VertexId x = r[static_cast<std::size_t>(gi * a + next[static_cast<std::size_t>(gi)]++ % size_i)];
+          const VertexId y = r[static_cast<std::size_t>(gj * a + next[static_cast<std::size_t>(gj)]++ % size_j)];
+          ++bundles[{x, y}];
+        }
+      }
+    }
+    for (const auto& [ends, cables] : bundles) link(ends.first, ends.second, LinkTier::spine_core, cables, f_.link);
+  }
+
+  /// Optical circuit switching (TPU v4's OCS, TopoOpt): every NIC's fibre lands on an OCS port, and the OCS
+  /// joins ports in pairs. With strides s_i, NIC pair (2i, 2i+1) of node k holds the circuits k -> k + s_i and
+  /// k -> k - s_i (mod nodes): a circulant graph over the nodes. The node's forwarding point (a `router` vertex,
+  /// no part of the bill) stands for TopoOpt's host forwarding between circuits; circuits are the `direct` tier.
+  void build_ocs(int nics) {
+    const int nodes = t_.nodes();
+    std::vector<int> shifts = f_.ocs_shifts.empty() ? std::vector<int>{1} : f_.ocs_shifts;
+    if (2 * static_cast<int>(shifts.size()) > std::max(1, nics)) {
+      throw InputError({}, "fabric.ocs_shifts", std::to_string(shifts.size()) + " strides need " +
+                                                    std::to_string(2 * shifts.size()) + " NICs per node, the node has " +
+                                                    std::to_string(nics));
+    }
+    std::vector<VertexId> hosts;
+    for (int k = 0; k < nodes; ++k) {
+      hosts.push_back(t_.add_vertex({VertexKind::router, k, 0, 0, Time::zero()}));
+    }
+    for (int k = 0; k < nodes; ++k) for (int i = 0; i < nics; ++i) attach_nic(t_.nic_vertex(k, i), hosts[static_cast<std::size_t>(k)]);
+    if (nodes < 2) return;
+    // Circuits per node pair: NIC pairs beyond the strides double up on the first ones.
+    std::map<std::pair<int, int>, int> circuits;
+    for (int i = 0; i < nics / 2; ++i) {
+      const int s = shifts[static_cast<std::size_t>(i) % shifts.size()] % nodes;
+      if (s == 0) throw InputError({}, "fabric.ocs_shifts", "a stride of a multiple of the node count joins a node to itself");
+      for (int k = 0; k < nodes; ++k) {
+        const int j = (k + s) % nodes;
+        ++circuits[{std::min(k, j), std::max(k, j)}];
+      }
+    }
+    for (const auto& [pair, n] : circuits) {
+      link(hosts[static_cast<std::size_t>(pair.first)], hosts[static_cast<std::size_t>(pair.second)], LinkTier::direct, n, f_.link);
+    }
+    ocs_circuits_ = 0;
+    for (const auto& [pair, n] : circuits) ocs_circuits_ += n;
+    tally_.ocs_ports = 2 * ocs_circuits_;
   }
 
  private:
   Topology& t_;
   const FabricSpec& f_;
   Tally& tally_;
+  int ocs_circuits_ = 0;
 };
 
 }  // namespace
@@ -344,9 +429,14 @@ Topology build_topology(std::string name, NodeSpec node, FabricSpec fabric, int 
       }
     }
   }
+  const bool ocs = f.kind == FabricKind::ocs;
+  if (ocs) ports_by_tier.clear();  // the nodes' forwarding points are no switches; the OCS has no transceivers
   for (auto& [kind, s] : tally.switches) {
     s.ports_used = 0;
     inv.switches.push_back(s);
+  }
+  if (ocs && tally.ocs_ports > 0) {
+    inv.switches.push_back({"ocs", f.ocs.model, f.ocs.radix, ceil_div(tally.ocs_ports, f.ocs.radix), tally.ocs_ports});
   }
   for (const auto& [key, p] : ports_by_tier) {
     const VertexKind k = t.vertex(key.first).kind;
@@ -359,6 +449,7 @@ Topology build_topology(std::string name, NodeSpec node, FabricSpec fabric, int 
     const LinkTier tier = tiers[i];
     auto it = tally.cables.find(tier);
     if (it == tally.cables.end() || it->second == 0) continue;
+    if (ocs && tier == LinkTier::direct) continue;  // circuits are made inside the OCS, not cabled
     CableTierCount c;
     c.tier = std::string(to_string(tier));
     c.cables = it->second;

@@ -9,7 +9,9 @@ const EnumTable<FabricKind>& fabric_kind_names() {
                                        {FabricKind::fat_tree, "fat_tree"},
                                        {FabricKind::rail_only, "rail_only"},
                                        {FabricKind::torus, "torus"},
-                                       {FabricKind::hypercube, "hypercube"}};
+                                       {FabricKind::hypercube, "hypercube"},
+                                       {FabricKind::dragonfly, "dragonfly"},
+                                       {FabricKind::ocs, "ocs"}};
   return t;
 }
 
@@ -251,6 +253,21 @@ const ParamTable<FabricSpec>& fabric_params() {
       for (const auto& e : n.elements()) f.torus_dims.push_back(e.as<int>());
     });
     p.field("sharp", &FabricSpec::sharp, {.help = "in-network reduction (InfiniBand SHARP) in the switches"});
+    p.field("dragonfly_group_routers", &FabricSpec::dragonfly_group_routers,
+            {.help = "dragonfly: routers per group (all-to-all inside it); 0: radix / 2", .min = 0});
+    ParamSpec shifts{.key = "ocs_shifts", .type = ParamType::list,
+                     .help = "ocs: circuit strides in nodes, one per NIC pair (node k to k +- s)", .default_text = "[1]"};
+    shifts.check = [](const InputNode& n) {
+      for (const auto& e : n.elements()) e.require(e.as<int>() > 0, "a circuit stride must be positive");
+    };
+    p.custom(shifts, [](const InputNode& n, FabricSpec& f) {
+      f.ocs_shifts.clear();
+      for (const auto& e : n.elements()) f.ocs_shifts.push_back(e.as<int>());
+    });
+    p.field("ocs_reconfiguration", &FabricSpec::ocs_reconfiguration,
+            {.help = "ocs: time to set a job's circuits, paid once per job"});
+    p.field("tiers", &FabricSpec::tiers,
+            {.help = "fat_tree / rail_optimized: 3 builds a core tier even where two tiers fit; 0: fewest", .min = 0, .max = 3});
     p.check([](const InputNode& n, FabricSpec& f) {
       if (f.kind == FabricKind::none) {
         for (const auto& k : n.keys()) {

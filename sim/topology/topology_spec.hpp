@@ -83,7 +83,7 @@ struct NodeSpec {
   Time host_linear_forward = Time::zero();
 };
 
-enum class FabricKind { none, single_switch, rail_optimized, fat_tree, rail_only, torus, hypercube };
+enum class FabricKind { none, single_switch, rail_optimized, fat_tree, rail_only, torus, hypercube, dragonfly, ocs };
 
 [[nodiscard]] std::string_view to_string(FabricKind k) noexcept;
 
@@ -106,6 +106,19 @@ struct FabricSpec {
   int switch_ports_per_transceiver = 2;  ///< twin-port OSFP cages (QM9700: 32 cages, 64 ports)
   std::vector<int> torus_dims;           ///< torus: nodes per dimension (product = nodes); empty: derived
   bool sharp = false;                    ///< in-network reduction (InfiniBand SHARP) in the switches
+  /// dragonfly: routers per group (a); 0: derived from the radix, a = radix / 2 (Kim et al. 2008's balance)
+  int dragonfly_group_routers = 0;
+  /// ocs: circuit strides: NIC pair 2i, 2i+1 of node k holds circuits to nodes k + s_i and k - s_i (mod nodes),
+  /// set per job from its traffic matrix; empty: {1}
+  std::vector<int> ocs_shifts;
+  /// ocs: the optical circuit switch every NIC fibre lands on (model, ports); its latency is zero (no O/E/O)
+  SwitchSpec ocs{"Palomar OCS", 136, Time::zero()};
+  /// ocs: time to set the circuits for a job, paid once at its start (estimate: a 3-D MEMS OCS such as Google's
+  /// Palomar switches in milliseconds, Mission Apollo, arXiv 2208.10041; TopoOpt's patch panel takes minutes)
+  Time ocs_reconfiguration = Time::from_seconds(0.01);
+  /// fat_tree / rail_optimized: 3 builds a core tier (pods of half a spine's down ports) even where two tiers
+  /// would reach every leaf, as a build planned to grow does; 0: the fewest tiers that fit
+  int tiers = 0;
 };
 
 }  // namespace cs

@@ -1,0 +1,176 @@
+#include "sim/design/fabric_design.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <fmt/format.h>
+#include <mutex>
+#include <thread>
+
+#include "sim/core/human_units.hpp"
+#include "sim/facility/money_units.hpp"
+#include "sim/facility/tco_model.hpp"
+#include "sim/scenario/facility_link.hpp"
+#include "sim/scenario/runner.hpp"
+
+namespace cs {
+namespace {
+
+/// Length class of a cable tier, as a floor plan of rows of racks gives it (estimate: leaves at the end of the
+/// row, spines and cores in a network row, direct and OCS links across the hall).
+std::string length_class(const std::string& span) {
+  if (span == "node-leaf") return "<= 30 m, in row";
+  if (span == "leaf-spine") return "<= 100 m, row to network row";
+  return "<= 500 m, across the hall";
+}
+
+int tier_count(const FabricInventory& f) {
+  int tiers = 0;
+  for (const SwitchTierCount& s : f.switches) tiers += s.count > 0;
+  return tiers;
+}
+
+DesignCandidate evaluate(const std::function<Scenario()>& fresh, const FabricCandidate& c) {
+  DesignCandidate d{.family = c.family, .label = c.label, .oversubscription = c.oversubscription};
+  try {
+    Scenario sc = fresh();
+    sc.topology = build_topology(sc.topology.name() + ", " + c.label, sc.topology.node(), c.fabric, sc.topology.nodes());
+    const FabricInventory& f = sc.topology.inventory();
+    d.tiers = tier_count(f);
+    for (const SwitchTierCount& s : f.switches) {
+      d.parts.push_back(fmt::format("{} x {} {} ({} ports used)", s.count, s.model, s.tier, s.ports_used));
+    }
+    for (const CableTierCount& k : f.cables) {
+      d.parts.push_back(fmt::format("{} {} cables {}", k.cables, k.tier, k.optical ? "optical" : "copper"));
+    }
+    const PriceBook book = sc.pricebook.empty() ? PriceBook::load_default() : PriceBook::load(sc.pricebook);
+    const RunResult r = run_scenario(sc);
+    const TcoReport t = compute_tco(sc.facility, design_inventory(sc, book), make_run_profile(sc, r), book);
+    for (const BomLine& l : t.bom.lines) {
+      if (l.category == "network") d.network_bom.push_back(l);
+    }
+    d.network_capex_usd = t.bom.total("network").value();
+    d.capex_usd = t.hardware_capex.value();
+    d.network_power_w = t.power.switch_power.value() + t.power.transceiver_power.value();
+    d.it_peak_power_w = t.power.it_peak.value();
+    d.step_time_s = r.step.step_time.seconds();
+    d.time_to_train_s = r.time_to_train ? r.time_to_train->seconds() : 0.0;
+    if (c.fabric.kind == FabricKind::ocs) d.time_to_train_s += c.fabric.ocs_reconfiguration.seconds();
+    d.tco_usd_per_year = t.tco_per_year.value() * kHoursPerYear;
+  } catch (const InputError& e) {
+    d.error = e.what();
+  } catch (const std::exception& e) {
+    d.error = e.what();
+  }
+  return d;
+}
+
+bool dominates(const DesignCandidate& a, const DesignCandidate& b) {
+  const bool no_worse = a.time_to_train_s <= b.time_to_train_s && a.network_capex_usd <= b.network_capex_usd &&
+                        a.tco_usd_per_year <= b.tco_usd_per_year;
+  const bool better = a.time_to_train_s < b.time_to_train_s || a.network_capex_usd < b.network_capex_usd ||
+                      a.tco_usd_per_year < b.tco_usd_per_year;
+  return no_worse && better;
+}
+
+std::string percent(double v, double base) { return fmt::format("{:+.1f}%", 100.0 * (v / base - 1.0)); }
+
+/// Why `c` lost to `best` (or, with no best, why it is out).
+std::string verdict(const DesignCandidate& c, const std::vector<DesignCandidate>& all, const DesignReport& rep) {
+  if (!c.error.empty()) return "could not be built or run: " + c.error;
+  std::vector<std::string> why;
+  if (rep.budget && c.capex_usd > rep.budget->value()) {
+    why.push_back("capex " + format_dollars(c.capex_usd) + " over the " + format_dollars(rep.budget->value()) + " budget");
+  }
+  if (rep.power && c.it_peak_power_w > rep.power->value()) {
+    why.push_back("IT peak " + format_watts(c.it_peak_power_w) + " over the " + format_watts(rep.power->value()) + " limit");
+  }
+  if (!why.empty()) {
+    std::string s;
+    for (const auto& w : why) s += (s.empty() ? "" : "; ") + w;
+    return s;
+  }
+  for (const DesignCandidate& o : all) {
+    if (o.error.empty() && dominates(o, c)) {
+      return "dominated by " + o.label + ": time to train " + percent(c.time_to_train_s, o.time_to_train_s) +
+             ", network capex " + percent(c.network_capex_usd, o.network_capex_usd) + ", TCO " +
+             percent(c.tco_usd_per_year, o.tco_usd_per_year);
+    }
+  }
+  if (rep.best < 0) return "on the front";
+  const DesignCandidate& b = all[static_cast<std::size_t>(rep.best)];
+  return "on the front but slower than " + b.label + ": time to train " + percent(c.time_to_train_s, b.time_to_train_s) +
+         " for network capex " + percent(c.network_capex_usd, b.network_capex_usd) + ", TCO " +
+         percent(c.tco_usd_per_year, b.tco_usd_per_year);
+}
+
+}  // namespace
+
+ClusterInventory design_inventory(const Scenario& sc, const PriceBook& book) {
+  ClusterInventory inv = make_inventory(sc, book);
+  const PriceChoice& p = sc.facility.prices;
+  for (CableGroup& c : inv.cables) c.span += " (" + length_class(c.span) + ")";
+  for (TransceiverGroup& t : inv.transceivers) {
+    const bool short_reach = t.span == "node-leaf";
+    t.model = short_reach ? p.node_transceiver : p.switch_transceiver;
+    t.span += short_reach ? " (SR multi-mode, <= 50 m)" : " (DR single-mode, <= 500 m)";
+  }
+  return inv;
+}
+
+DesignReport design_fabrics(const std::function<Scenario()>& fresh, const DesignOptions& options) {
+  DesignReport rep;
+  rep.budget = options.budget;
+  rep.power = options.power;
+  std::vector<FabricCandidate> candidates;
+  {
+    const Scenario sc = fresh();
+    require_token_budget(sc);
+    rep.scenario = sc.name;
+    rep.gpus = sc.gpus;
+    rep.nodes = sc.topology.nodes();
+    const int gpn = sc.topology.node().gpus;
+    rep.traffic = stride_traffic(sc.model, sc.plan, sc.training, gpn, rep.nodes);
+    const int port_pairs = sc.topology.node().nic_spec.count / 2;
+    FabricSpec base = sc.topology.fabric();
+    if (base.kind == FabricKind::none || base.kind == FabricKind::single_switch) {
+      throw InputError({sc.file, 0, 0}, "cluster.topology",
+                       "design needs a topology with a scale-out fabric (link and switch) to size candidates from");
+    }
+    candidates = fabric_candidates(base, rep.nodes, choose_ocs_strides(rep.traffic, port_pairs, rep.nodes));
+  }
+  rep.candidates.resize(candidates.size());
+  std::atomic<std::size_t> next{0};
+  const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t threads = std::min<std::size_t>(candidates.size(), options.threads > 0 ? static_cast<std::size_t>(options.threads) : hw);
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t w = 0; w < threads; ++w) {
+      pool.emplace_back([&] {
+        for (std::size_t i = next++; i < candidates.size(); i = next++) rep.candidates[i] = evaluate(fresh, candidates[i]);
+      });
+    }
+  }
+  auto& cs = rep.candidates;
+  for (DesignCandidate& c : cs) {
+    if (!c.error.empty()) continue;
+    c.within_limits = !(rep.budget && c.capex_usd > rep.budget->value()) && !(rep.power && c.it_peak_power_w > rep.power->value());
+    c.pareto = std::none_of(cs.begin(), cs.end(), [&](const DesignCandidate& o) { return o.error.empty() && dominates(o, c); });
+  }
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    const DesignCandidate& c = cs[i];
+    if (!c.error.empty() || !c.within_limits) continue;
+    if (rep.best < 0) { rep.best = static_cast<int>(i); continue; }
+    const DesignCandidate& b = cs[static_cast<std::size_t>(rep.best)];
+    if (c.time_to_train_s < b.time_to_train_s ||
+        (c.time_to_train_s == b.time_to_train_s && c.tco_usd_per_year < b.tco_usd_per_year)) {
+      rep.best = static_cast<int>(i);
+    }
+  }
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    cs[i].verdict = static_cast<int>(i) == rep.best ? "best" : verdict(cs[i], cs, rep);
+  }
+  return rep;
+}
+
+}  // namespace cs
