@@ -22,7 +22,7 @@ struct StepReplay::Stage {
   bool busy = false;
   int sends_pending = 0;            // sends the compute stream waits for (blocking pipeline sends)
   std::vector<char> ready;          // per (direction, micro-batch, chunk): its input has arrived
-  std::vector<int> backward_done;   // per chunk
+  std::vector<int> backward_done;   // per chunk: micro-batches whose weight gradient is complete (whole backward or W)
   std::vector<char> gathered;       // ZeRO-3: per unit of `order`, its chunk's parameters are gathered
   std::vector<char> gather_issued;
   std::deque<DpWork> dp_queue;
@@ -36,6 +36,8 @@ struct StepReplay::Stage {
   Time host_free;
   Time unit_host_wait;
   Time optimizer_start, finish;
+  Time first_start = Time::max();   // when the stage's first unit started
+  Time inline_optimizer;            // PipeDream's optimizer steps run after each backward but the last
   StepBreakdown sums;
   Flops model_flops, hardware_flops;
 };
@@ -55,7 +57,7 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
   stages_.resize(static_cast<std::size_t>(p.pp));
   for (int s = 0; s < p.pp; ++s) {
     Stage& st = stages_[static_cast<std::size_t>(s)];
-    st.order = pipeline_order(p, s, micro_batches_, merges_forward_backward(m, p, t));
+    st.order = pipeline_order(p, s, micro_batches_, merges_forward_backward(m, p, t), costs.unit_times());
     st.ready.assign(static_cast<std::size_t>(2 * micro_batches_ * virtual_), 0);
     st.backward_done.assign(static_cast<std::size_t>(virtual_), 0);
     st.gathered.assign(st.order.size(), zero3() ? 0 : 1);
@@ -71,6 +73,19 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
 }
 
 StepReplay::~StepReplay() = default;
+
+StepResult steady_state_step(const StepResult& one, const StepResult& two, Time optimizer) {
+  StepResult r = one;
+  r.step_time = two.step_time - one.step_time + optimizer;
+  for (StepBreakdown* b : {&r.breakdown, &r.busiest}) {
+    b->dp_comm = Time::zero();
+    b->param_gather = Time::zero();
+    b->optimizer = optimizer > Time::zero() ? optimizer : b->optimizer;
+    const Time busy = b->compute + b->tp_comm + b->cp_comm + b->ep_comm + b->host_wait + b->optimizer;
+    b->pipeline_wait = std::max(Time::zero(), r.step_time - busy);
+  }
+  return r;
+}
 
 const GroupList& StepReplay::p2p_pairs(int from, int to) {
   auto it = p2p_pairs_.find({from, to});
@@ -99,14 +114,19 @@ StepResult StepReplay::run() {
   for (int s = 0; s < plan_.pp; ++s) try_start(s);
   engine_.run();
   StepResult r;
+  const bool own_span = validates_after_update(plan_.schedule);
   for (int s = 0; s < plan_.pp; ++s) {
     const Stage& st = stages_[static_cast<std::size_t>(s)];
     if (st.next != st.order.size() || !st.finishing) {
       throw std::logic_error("replay deadlock: stage " + std::to_string(s) + " stopped at unit " +
                              std::to_string(st.next) + " of " + std::to_string(st.order.size()));
     }
-    if (st.finish - t0 >= r.step_time) {
-      r.step_time = st.finish - t0;
+    // Post-update validation: the steady-state step is the longest stage's own span, from its first unit to its
+    // optimizer step (a stage does not wait for the others to finish before it starts the next step). The global
+    // checks' scalar reductions it moves after the update are not priced (microseconds, beside the step).
+    const Time span = st.finish - (own_span ? st.first_start : t0);
+    if (span >= r.step_time) {
+      r.step_time = span;
       r.critical_stage = s;
     }
     // Every GPU of a stage does the representative's work: scale by the TP x CP x DP ranks per stage.
@@ -118,14 +138,14 @@ StepResult StepReplay::run() {
   Time most_busy = Time::zero();
   for (int s = 0; s < plan_.pp; ++s) {
     const Stage& st = stages_[static_cast<std::size_t>(s)];
-    if (const Time busy = st.finish - t0 - st.sums.pipeline_wait; s == 0 || busy > most_busy) {
+    if (const Time busy = st.finish - (own_span ? st.first_start : t0) - st.sums.pipeline_wait; s == 0 || busy > most_busy) {
       most_busy = busy;
       r.busiest_stage = s;
     }
   }
   const Stage& busiest = stages_[static_cast<std::size_t>(r.busiest_stage)];
   r.busiest = busiest.sums;
-  r.busiest.pipeline_wait += r.step_time - (busiest.finish - t0);
+  r.busiest.pipeline_wait += r.step_time - (busiest.finish - (own_span ? busiest.first_start : t0));
   r.events = engine_.executed() - e0;
   return r;
 }
@@ -153,7 +173,8 @@ void StepReplay::try_start(int s) {
   Stage& st = stages_[static_cast<std::size_t>(s)];
   if (st.busy || st.next >= st.order.size()) return;
   const PipelineUnit u = st.order[st.next];
-  if (!st.ready[slot(u.forward, u.micro_batch, u.chunk)]) return;
+  // A W follows its own B on this rank (pipeline_order), so it is ready whenever its turn comes.
+  if (u.part != BackwardPart::weight && !st.ready[slot(u.forward, u.micro_batch, u.chunk)]) return;
   if (!st.gathered[st.next]) {
     gather_params(s, st.next);  // not prefetched: the unit waits for its parameters
     return;
@@ -178,8 +199,9 @@ void StepReplay::try_start(int s) {
     gather_params(s, ahead);
     if (ahead < st.order.size() && st.order[ahead].paired) gather_params(s, ahead + 1);
   }
-  const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
+  const UnitCost& c = costs_.of(u, s);
   const Time start = engine_.now();
+  st.first_start = std::min(st.first_start, start);
   Time dur = c.total();
   if (pair) {
     const PipelineUnit& w = st.order[st.next + 1];
@@ -197,10 +219,17 @@ void StepReplay::try_start(int s) {
   }
   // The last backward of a chunk produces its final gradients layer by layer: release the DP buckets
   // while it runs, so their reduction overlaps the rest of the backward pass.
+  // PipeDream updates the weights after every micro-batch: its gradients are reduced and the optimizer steps after
+  // each backward (the last one's step is the step's own, below).
+  const bool async = plan_.schedule == PipelineSchedule::pipedream_async;
   for (std::size_t k = 0; k < count; ++k) {
     const PipelineUnit& x = st.order[st.next + k];
-    if (!x.forward && st.backward_done[static_cast<std::size_t>(x.chunk)] == chunk_micro_batches_ - 1) {
-      release_buckets(s, x.chunk, start, dur);
+    if (!x.weight_grad()) continue;
+    const bool last = st.backward_done[static_cast<std::size_t>(x.chunk)] == chunk_micro_batches_ - 1;
+    if (last || async) release_buckets(s, x.chunk, start, dur);
+    if (async && !last) {
+      dur += costs_.optimizer(s);
+      st.inline_optimizer += costs_.optimizer(s);
     }
   }
   const std::size_t index = st.next;
@@ -213,7 +242,7 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
   std::string name;
   for (std::size_t k = 0; k < count; ++k) {
     const PipelineUnit u = st.order[index + k];
-    const UnitCost& c = u.forward ? costs_.forward(s, u.chunk) : costs_.backward(s, u.chunk);
+    const UnitCost& c = costs_.of(u, s);
     st.sums.compute += c.compute;
     st.sums.memory_kernels += c.memory_kernels;
     st.sums.tp_comm += c.tp_comm;
@@ -224,7 +253,8 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
     st.hardware_flops += c.hardware_flops;
     if (count == 1) st.sums.ep_comm += c.ep_comm;
     stream_work += c.compute + c.tp_comm + c.cp_comm + (count == 1 ? st.unit_host_wait : Time::zero());
-    name += std::string(k > 0 ? " + " : "") + (u.forward ? "F" : "B") + " mb" + std::to_string(u.micro_batch) +
+    name += std::string(k > 0 ? " + " : "") + (u.forward ? "F" : u.part == BackwardPart::weight ? "W" : "B") + " mb" +
+            std::to_string(u.micro_batch) +
             (virtual_ > 1 ? " chunk" + std::to_string(u.chunk) : "");
   }
   // Merged units: what the all-to-alls add beyond the compute stream's own work is their exposed part (their
@@ -250,8 +280,8 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
       if (piece < last_piece) transfer(s, plan_.place(piece + 1, direction), true, u.micro_batch);
       else st.ready[slot(false, u.micro_batch, u.chunk)] = 1;  // the loss is here: backward may start
     } else {
-      if (piece > 0) transfer(s, plan_.place(piece - 1, direction), false, u.micro_batch);
-      ++st.backward_done[static_cast<std::size_t>(u.chunk)];
+      if (piece > 0 && u.input_grad()) transfer(s, plan_.place(piece - 1, direction), false, u.micro_batch);
+      if (u.weight_grad()) ++st.backward_done[static_cast<std::size_t>(u.chunk)];
     }
   }
   st.next += count;
@@ -275,7 +305,9 @@ bool StepReplay::host_carries_on() const noexcept {
 
 bool StepReplay::blocking_sends() const noexcept {
   if (plan_.schedule == PipelineSchedule::dualpipe) return false;  // DualPipe overlaps its transfers by design
-  return plan_.schedule != PipelineSchedule::interleaved || !train_.overlap.pp_comm;
+  // Megatron's plain schedules wait on every send; the others post theirs beside compute unless told not to.
+  if (plan_.schedule == PipelineSchedule::gpipe || plan_.schedule == PipelineSchedule::one_f_one_b) return true;
+  return !train_.overlap.pp_comm;
 }
 
 void StepReplay::transfer(int from, std::pair<int, int> to_place, bool forward, int mb) {
@@ -387,10 +419,14 @@ void StepReplay::maybe_finish(int s) {
   st.optimizer_start = engine_.now();
   st.sums.dp_comm = st.optimizer_start - st.last_unit_end;
   // The units' busy time is what finish_unit summed: UnitCost::total() = compute + TP + CP + EP + host wait.
-  const Time busy = st.sums.compute + st.sums.tp_comm + st.sums.cp_comm + st.sums.ep_comm + st.sums.host_wait;
-  st.sums.pipeline_wait = (st.last_unit_end - step_start_) - busy;
+  const Time busy = st.sums.compute + st.sums.tp_comm + st.sums.cp_comm + st.sums.ep_comm + st.sums.host_wait +
+                    st.inline_optimizer;
+  // With the optimizer's post-update validation a stage's step runs from its own first unit (it starts the next
+  // step as soon as it is done: validates_after_update), else from the step's start.
+  const Time from = validates_after_update(plan_.schedule) ? st.first_start : step_start_;
+  st.sums.pipeline_wait = (st.last_unit_end - from) - busy;
   const Time opt = costs_.optimizer(s);
-  st.sums.optimizer = opt;
+  st.sums.optimizer = opt + st.inline_optimizer;
   engine_.schedule_in(opt, [this, s] {
     Stage& stage = stages_[static_cast<std::size_t>(s)];
     emit(s, "compute", "optimizer step", stage.optimizer_start, engine_.now());

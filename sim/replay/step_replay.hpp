@@ -66,6 +66,15 @@ struct StepResult {
   std::uint64_t events = 0;    ///< engine events executed
 };
 
+/// A schedule without a pipeline flush (PipeDream-2BW, PipeDream: flushes() false) runs step after step with the
+/// pipeline full, so its step is the steady state's period: the difference between a replay of two steps'
+/// micro-batches (`two`) and of one step's (`one`), in which the fill, the drain, the last gradient reduction and
+/// the last optimizer step cancel, plus `optimizer`, the optimizer step each step still runs on its critical stage
+/// (zero where the replay ran it inside the units: PipeDream's after every backward). The gradient reduction runs
+/// under the next step's micro-batches (PipeDream-2BW's double-buffered weights let them start on the old version),
+/// so none is exposed. The rest of the result (FLOPs, breakdown sums) is `one`'s, its waits taken from the period.
+[[nodiscard]] StepResult steady_state_step(const StepResult& one, const StepResult& two, Time optimizer);
+
 class StepReplay {
  public:
   StepReplay(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const UnitCosts& costs,

@@ -131,6 +131,18 @@ LaunchCosts UnitCosts::launch_costs() const noexcept {
                      host_scaled(scaled(kNativeGemmLaunch, gemm_factor)), host_scaled(kNativeKernelLaunch)};
 }
 
+UnitTimes UnitCosts::unit_times() const noexcept {
+  if (input_.empty()) return {};
+  double f = 0, b = 0, w = 0;
+  for (std::size_t i = 0; i < fwd_.size(); ++i) {
+    f += fwd_[i].total().seconds();
+    b += input_[i].total().seconds();
+    w += weight_[i].total().seconds();
+  }
+  if (f <= 0.0 || b <= 0.0 || w <= 0.0) return {};
+  return UnitTimes{1.0, b / f, w / f};
+}
+
 Time UnitCosts::merged_pair_host_wait(const UnitCost& f, const UnitCost& b, Time merged_gpu) const {
   const Time own = f.host_wait + b.host_wait;
   if (train_.host_launch_cost <= Time::zero()) return own;  // captured in CUDA graphs: no eager host
@@ -189,6 +201,24 @@ void prepend_rerun(UnitCost& b, const UnitCost& rerun) {
 
 }  // namespace
 
+UnitCosts::UnitCosts(const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute,
+                     const FixedUnitTimes& times)
+    : compute_(compute), pp_(p.pp), v_(p.chunks()), sm_count_(0), plan_(p), train_(t) {
+  const auto unit = [](Time time) {
+    UnitCost u;
+    u.compute = time;
+    append_phase(u.phases, {time, false});
+    return u;
+  };
+  const std::size_t n = static_cast<std::size_t>(p.pp * p.chunks());
+  fwd_.assign(n, unit(times.forward));
+  bwd_.assign(n, unit(times.input_grad + times.weight_grad));
+  input_.assign(n, unit(times.input_grad));
+  weight_.assign(n, unit(times.weight_grad));
+  params_.assign(n, 0.0);
+  optimizer_.assign(static_cast<std::size_t>(p.pp), times.optimizer);
+}
+
 UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
                      const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus,
                      Time host_linear_forward)
@@ -228,15 +258,33 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
   const std::size_t n = static_cast<std::size_t>(p.pp * v);
   fwd_.resize(n);
   bwd_.resize(n);
+  if (splits_backward(p.schedule)) {
+    input_.resize(n);
+    weight_.resize(n);
+  }
   params_.resize(n);
 
+  // A part's forward and backward; where the schedule splits the backward, also its input-gradient part (B: every
+  // backward op but the weight-gradient GEMMs) and its weight-gradient part (W), each priced as a unit of its own.
+  struct PartCosts {
+    UnitCost first, second, input, weight;
+  };
+  const bool split = splits_backward(p.schedule);
   auto both = [&](LayerPart part, bool windowed = false) {
     const auto f = forward_ops(part, m, p, t, windowed);
-    return std::pair{cost_of(f, compute, estimate), cost_of(backward_ops(f), compute, estimate)};
+    const auto b = backward_ops(f);
+    PartCosts c{cost_of(f, compute, estimate), cost_of(b, compute, estimate), {}, {}};
+    if (split) {
+      std::vector<Op> input, weight;
+      for (const Op& op : b) (op.weight_gradient ? weight : input).push_back(op);
+      c.input = cost_of(input, compute, estimate);
+      c.weight = cost_of(weight, compute, estimate);
+    }
+    return c;
   };
   // One price per kind of layer the model has, and per attention span where layers attend within a sliding
   // window (GPT-OSS: every other one).
-  std::map<std::pair<LayerKind, bool>, std::pair<UnitCost, UnitCost>> kinds;
+  std::map<std::pair<LayerKind, bool>, PartCosts> kinds;
   for (int l = 0; l < m.layers; ++l) {
     const std::pair key{m.layer_kind(l), m.windowed_layer(l)};
     if (!kinds.contains(key)) kinds.emplace(key, both(layer_part(key.first), key.second));
@@ -252,7 +300,7 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
       // The unit's parts in the order the host issues them forward (the backward runs them in reverse); full
       // recompute reruns the transformer layers among them, not the embedding or the heads.
       struct Part {
-        const std::pair<UnitCost, UnitCost>* cost;
+        const PartCosts* cost;
         bool layer;
         int nodes;  // Megatron-Core schedule nodes (model_chunk_schedule_plan.py): attn, post_attn, moe_dispatch,
                     // mlp, moe_combine for an MoE layer, attn and mlp for a dense one, one per loss head
@@ -276,52 +324,79 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
           parts.push_back({&mtp_head, false, 1});
         }
       }
-      UnitCost f, b, layers_forward;
+      UnitCost f, b, layers_forward, bin, bw;
       int nodes = 1;  // the chunk's pre_process node
       for (const Part& q : parts) {
         f += q.cost->first;
         if (q.layer) layers_forward += q.cost->first;
         nodes += q.nodes;
       }
-      f.schedule_nodes = b.schedule_nodes = nodes;
-      for (auto it = parts.rbegin(); it != parts.rend(); ++it) b += it->cost->second;  // backward runs them in reverse
+      f.schedule_nodes = b.schedule_nodes = bin.schedule_nodes = bw.schedule_nodes = nodes;
+      for (auto it = parts.rbegin(); it != parts.rend(); ++it) {  // backward runs them in reverse
+        b += it->cost->second;
+        bin += it->cost->input;
+        bw += it->cost->weight;
+      }
       if (t.host_launch_cost > Time::zero()) {
         // Composed in issue order, so a GPU-bound part lends the host a lead for the launch-bound parts after it.
-        HostIssue fi, bi, li;
+        HostIssue fi, bi, li, ii, wi;
         for (const Part& q : parts) {
           fi = fi.then(q.cost->first.issue);
           if (q.layer) li = li.then(q.cost->first.issue);
         }
-        for (auto it = parts.rbegin(); it != parts.rend(); ++it) bi = bi.then(it->cost->second.issue);
+        for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+          bi = bi.then(it->cost->second.issue);
+          ii = ii.then(it->cost->input.issue);
+          wi = wi.then(it->cost->weight.issue);
+        }
         // Full recompute issues the layers' forward again just before the backward: one run, in that order.
-        if (t.recompute == Recompute::full) bi = li.then(bi);
+        if (t.recompute == Recompute::full) {
+          bi = li.then(bi);
+          ii = li.then(ii);
+        }
         f.host_wait = fi.wait();
         b.host_wait = bi.wait();
+        bin.host_wait = ii.wait();
+        bw.host_wait = wi.wait();
         f.host = fi.host();
         b.host = bi.host();
+        bin.host = ii.host();
+        bw.host = wi.host();
         f.issue = fi;
         b.issue = bi;
+        bin.issue = ii;
+        bw.issue = wi;
       }
       // Recompute reruns forward work just before the backward that needs it: the chunk's transformer layers
       // under full recompute (Megatron-LM's --recompute-granularity full), the unfused attention core under
       // selective, or the named modules' forward ops (and a recomputed MoE block's all-to-alls).
+      // A split backward reruns them before its B (the W reuses what the B recomputed).
       if (t.recompute == Recompute::full) {
         UnitCost rerun = layers_forward;
         rerun.hardware_flops = layers_forward.model_flops;
         rerun.host_wait = Time::zero();  // the backward's issue (above) runs the rerun's launches first
         prepend_rerun(b, rerun);
+        prepend_rerun(bin, rerun);
       }
       if (t.recompute == Recompute::selective && layers_forward.selective_recompute > Time::zero()) {
-        prepend_rerun(b, rerun_part(layers_forward, layers_forward.selective_recompute, Time::zero(),
-                                    layers_forward.selective_flops));
+        const UnitCost rerun = rerun_part(layers_forward, layers_forward.selective_recompute, Time::zero(),
+                                          layers_forward.selective_flops);
+        prepend_rerun(b, rerun);
+        prepend_rerun(bin, rerun);
       }
       if (t.recompute != Recompute::full &&
           layers_forward.module_recompute + layers_forward.module_recompute_ep > Time::zero()) {
-        prepend_rerun(b, rerun_part(layers_forward, layers_forward.module_recompute,
-                                    layers_forward.module_recompute_ep, layers_forward.module_flops));
+        const UnitCost rerun = rerun_part(layers_forward, layers_forward.module_recompute,
+                                          layers_forward.module_recompute_ep, layers_forward.module_flops);
+        prepend_rerun(b, rerun);
+        prepend_rerun(bin, rerun);
       }
       fwd_[index(s, c)] = f;
       bwd_[index(s, c)] = b;
+      if (split) {
+        input_[index(s, c)] = bin;
+        weight_[index(s, c)] = bw;
+      }
     }
   }
   v_ = v;

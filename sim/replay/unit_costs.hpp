@@ -14,6 +14,7 @@
 #include "sim/replay/rank_layout.hpp"
 #include "sim/workload/layer_ops.hpp"
 #include "sim/workload/moe_dispatch.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
 
 namespace cs {
 
@@ -54,8 +55,17 @@ struct UnitCost {
   UnitCost& operator+=(const UnitCost& o) noexcept;
 };
 
+/// Unit times for studying a schedule by hand: every forward, B, W and optimizer step the same on every stage and
+/// chunk; a whole backward is B + W.
+struct FixedUnitTimes {
+  Time forward, input_grad, weight_grad, optimizer;
+};
+
 class UnitCosts {
  public:
+  /// Units at `times` and nothing else (no communication inside units, no FLOPs, no host), on `compute`'s
+  /// bandwidth-bound kernels for gradient compression: tests and docs/workload.md's diagrams.
+  UnitCosts(const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute, const FixedUnitTimes& times);
   /// `sm_count`: the GPU's streaming multiprocessors, for the slowdown of GEMMs that hide TP collectives.
   /// `node_gpus`: GPUs per node of the topology, for where a flex MoE dispatcher's traffic crosses nodes.
   /// `host_linear_forward`: the node's host on the yardstick of NodeSpec::host_linear_forward (zero: unknown,
@@ -79,6 +89,21 @@ class UnitCosts {
 
   [[nodiscard]] const UnitCost& forward(int stage, int chunk) const { return fwd_[index(stage, chunk)]; }
   [[nodiscard]] const UnitCost& backward(int stage, int chunk) const { return bwd_[index(stage, chunk)]; }
+  /// Where the schedule splits the backward (splits_backward): its input-gradient part B (every backward kernel
+  /// but the weight-gradient GEMMs, with any recompute rerun) and its weight-gradient part W, each priced from the
+  /// same kernels as backward(), so B + W is the backward up to the clock each part's kernel mix settles at.
+  [[nodiscard]] const UnitCost& input_grad(int stage, int chunk) const { return input_[index(stage, chunk)]; }
+  [[nodiscard]] const UnitCost& weight_grad(int stage, int chunk) const { return weight_[index(stage, chunk)]; }
+  /// The mean forward, B and W over every stage and chunk, relative to each other (what a schedule built by list
+  /// scheduling orders its units by: pipeline_order); equal where the backward is not split.
+  [[nodiscard]] UnitTimes unit_times() const noexcept;
+  /// The cost of unit `u` of rank `stage`: a forward, a whole backward, a B or a W.
+  [[nodiscard]] const UnitCost& of(const PipelineUnit& u, int stage) const {
+    const std::size_t i = index(stage, u.chunk);
+    if (u.forward) return fwd_[i];
+    if (u.part == BackwardPart::input) return input_[i];
+    return u.part == BackwardPart::weight ? weight_[i] : bwd_[i];
+  }
   /// Parameters of one chunk on one GPU (before ZeRO sharding).
   [[nodiscard]] double chunk_params(int stage, int chunk) const { return params_[index(stage, chunk)]; }
   /// A forward of `fwd_chunk` and a backward of `bwd_chunk` on `stage` run merged on a compute and a
@@ -130,7 +155,7 @@ class UnitCosts {
   [[nodiscard]] std::size_t pair_index(int stage, int fwd_chunk, int bwd_chunk) const {
     return (index(stage, fwd_chunk) * static_cast<std::size_t>(v_)) + static_cast<std::size_t>(bwd_chunk);
   }
-  std::vector<UnitCost> fwd_, bwd_;
+  std::vector<UnitCost> fwd_, bwd_, input_, weight_;
   std::vector<double> params_;
   std::vector<Time> optimizer_;
   ParallelPlan plan_;

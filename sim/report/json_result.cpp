@@ -3,6 +3,7 @@
 #include "sim/facility/tco_report.hpp"
 #include "sim/report/network_json.hpp"
 #include "sim/report/service_report.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
 
 namespace cs {
 
@@ -38,6 +39,19 @@ nlohmann::ordered_json to_json(const Scenario& sc, const RunResult& r) {
   j["time_to_train_s"] = r.time_to_train ? J(r.time_to_train->seconds()) : J(nullptr);
   j["tokens_per_step"] = r.tokens_per_step;
 
+  if (splits_backward(sc.plan.schedule) || !flushes(sc.plan.schedule)) {
+    // Zero-bubble, V-shaped and PipeDream schedules state what they do to the training (absent for the others,
+    // which flush and use one weight version).
+    const bool two = sc.plan.schedule == PipelineSchedule::pipedream_2bw;
+    j["pipeline"] = {{"schedule", to_string(sc.plan.schedule)},
+                     {"flush", flushes(sc.plan.schedule)},
+                     {"split_backward", splits_backward(sc.plan.schedule)},
+                     {"post_update_validation", validates_after_update(sc.plan.schedule)},
+                     {"weight_versions", weight_versions(sc.plan, 0)},
+                     {"weight_delay", weight_delay(sc.plan, 0)},
+                     {"weight_delay_unit", flushes(sc.plan.schedule) ? "none" : two ? "optimizer steps" : "weight updates (one per micro-batch)"},
+                     {"synchronous", flushes(sc.plan.schedule)}};
+  }
   j["breakdown"] = breakdown_json(r.step, r.sm_clock_mhz);
   j["memory"] = memory_json(r.memory);
   j["compute_model"] = {{"profile", r.compute_provenance.profile},
@@ -75,7 +89,7 @@ nlohmann::ordered_json stage_json(const StepBreakdown& b) {
 }  // namespace
 
 nlohmann::ordered_json memory_json(const MemoryBreakdown& m) {
-  return {
+  nlohmann::ordered_json j = {
       {"stage", m.stage},
       {"weights_bytes", m.weights.value()},
       {"gradients_bytes", m.gradients.value()},
@@ -85,6 +99,11 @@ nlohmann::ordered_json memory_json(const MemoryBreakdown& m) {
       {"workspace_bytes", m.workspace.value()},
       {"fragmentation_bytes", m.fragmentation.value()},
   };
+  if (m.weight_versions > 1) {  // PipeDream's stashed versions (absent where one version is kept)
+    j["stashed_weights_bytes"] = m.stashed_weights.value();
+    j["weight_versions"] = m.weight_versions;
+  }
+  return j;
 }
 
 nlohmann::ordered_json breakdown_json(const StepResult& step, std::optional<double> sm_clock_mhz) {

@@ -6,8 +6,31 @@
 
 #include "sim/facility/tco_report.hpp"
 #include "sim/report/service_report.hpp"
+#include "sim/workload/pipeline_schedule.hpp"
 
 namespace cs {
+
+std::string pipeline_semantics(const ParallelPlan& p) {
+  const std::string name = to_string(p.schedule);
+  if (!flushes(p.schedule)) {
+    const bool two = p.schedule == PipelineSchedule::pipedream_2bw;
+    return fmt::format(
+        "{}: no pipeline flush; {} weight versions in memory on stage 0; the weights are STALE: gradients are "
+        "computed on weights {} {} old ({}), which changes the training, not only its speed",
+        name, weight_versions(p, 0), weight_delay(p, 0), two ? "optimizer step" : "updates",
+        two ? "PipeDream-2BW, Narayanan et al. ICML 2021: delay 1" : "PipeDream, SOSP 2019: pp - stage - 1, one update per micro-batch");
+  }
+  if (validates_after_update(p.schedule)) {
+    return name + ": backward split into B (input gradient) and W (weight gradient), W deferred into the bubbles; "
+                  "synchronous (same weights as 1F1B); optimizer post-update validation, so a stage starts its next "
+                  "step without waiting for the others (the step is the longest stage's own span)";
+  }
+  if (p.schedule == PipelineSchedule::dualpipe_v) {
+    return name + ": V-shaped, two pieces per rank, part of the backward split into B and W (DualPipeV's "
+                  "zero-bubble slots); synchronous";
+  }
+  return "";
+}
 
 std::string text_summary(const Scenario& sc, const RunResult& r) {
   if (r.serving) return service_summary(sc, r);
@@ -22,12 +45,13 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   const std::string modules = sc.training.recompute != Recompute::full ? sc.training.recompute_modules.names() : "";
   out += fmt::format("  plan: TP{} PP{} DP{} CP{} EP{}, {} ({} {}), ZeRO-{}, {} recompute{}, {}\n", sc.plan.tp,
                      sc.plan.pp, sc.plan.dp, sc.plan.cp, sc.plan.ep, to_string(sc.plan.schedule),
-                     sc.plan.schedule == PipelineSchedule::dualpipe ? "model pieces per rank" : "virtual stages",
+                     sc.plan.schedule == PipelineSchedule::interleaved ? "virtual stages" : "model pieces per rank",
                      sc.plan.chunks(), sc.plan.zero_stage, to_string(sc.training.recompute),
                      modules.empty() ? "" : " (modules " + modules + ")", to_string(sc.training.precision));
   out += fmt::format("  batch: {} sequences x {} tokens, micro-batch {}, {} micro-batches per step\n\n",
                      sc.training.global_batch, sc.training.seq_len, sc.training.micro_batch,
                      sc.training.micro_batches(sc.plan));
+  if (const std::string pipe = pipeline_semantics(sc.plan); !pipe.empty()) out += "  pipeline: " + pipe + "\n\n";
   out += "Performance\n";
   std::string band;
   if (r.step_band && r.step_band->valid()) {
@@ -79,6 +103,10 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   const MemoryBreakdown& m = r.memory;
   line("weights / grads / optimizer",
        fmt::format("{} / {} / {}", to_string(m.weights), to_string(m.gradients), to_string(m.optimizer)));
+  if (m.weight_versions > 1) {
+    line("stashed weight versions", fmt::format("{} ({} versions held, the working one included)",
+                                                to_string(m.stashed_weights), m.weight_versions));
+  }
   line("activations", to_string(m.activations));
   line("buffers, workspace, margin",
        fmt::format("{} / {} / {}", to_string(m.comm_buffers), to_string(m.workspace), to_string(m.fragmentation)));

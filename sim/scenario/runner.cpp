@@ -40,6 +40,18 @@ RunResult run_scenario(const Scenario& sc, const std::vector<ReplayObserver*>& o
   for (auto* o : observers) replay.add_observer(*o);
   r.step = replay.run();
   r.network = network_stats.report(engine.now(), r.step.step_time);
+  if (!flushes(sc.plan.schedule)) {
+    // No flush: the step is the steady state's period, from a second replay of two steps' micro-batches on a fresh
+    // engine and fabric (steady_state_step).
+    EventEngine engine2;
+    const std::unique_ptr<CollectiveModel> fabric2 = make_collective_model(engine2, sc.topology, sc.network);
+    TrainingConfig two_steps = sc.training;
+    two_steps.global_batch *= 2;
+    StepReplay replay2(sc.model, sc.plan, two_steps, costs, *fabric2, engine2);
+    const bool per_micro_batch = sc.plan.schedule == PipelineSchedule::pipedream_async;
+    r.step = steady_state_step(r.step, replay2.run(),
+                               per_micro_batch ? Time::zero() : costs.optimizer(r.step.critical_stage));
+  }
 
   const double step_s = r.step.step_time.seconds();
   r.step_band = step_band({is_quantized(sc.training.precision), sc.model.is_moe(), sc.plan.gpus()}, sc.profile, step_s,

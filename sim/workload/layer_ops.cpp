@@ -193,6 +193,7 @@ struct Builder {
     qk.gemm = GemmShape{sq, skv, d, math, batch};
     qk.model_flops = attention_flops * (static_cast<double>(d) / static_cast<double>(d + dv));
     qk.selective_recompute = true;
+    qk.activation_product = true;
     ops.push_back(qk);
     Op softmax{"attention softmax", OpKind::memory};
     softmax.bytes = Bytes{4.0 * scores};
@@ -205,6 +206,7 @@ struct Builder {
     Op pv{"attention probabilities x V", OpKind::gemm};
     pv.gemm = GemmShape{sq, dv, skv, math, batch};
     pv.model_flops = attention_flops * (static_cast<double>(dv) / static_cast<double>(d + dv));
+    pv.activation_product = true;
     ops.push_back(pv);
   }
 
@@ -268,6 +270,7 @@ struct Builder {
     const auto stacked = [&](std::string name, std::int64_t products, std::int64_t rows, std::int64_t n, std::int64_t k) {
       gemm(std::move(name), products * rows, n, k, 1, false, true);
       ops.back().stacked = static_cast<int>(products);
+      ops.back().activation_product = true;
     };
     stacked("SSD chunk C B^T", chunks * sg, L, L, N);
     stacked("SSD chunk states", chunks * sh, P, N, L);
@@ -502,6 +505,7 @@ std::vector<Op> backward_ops(const std::vector<Op>& forward) {
           dw.gemm.k = f.gemm.m / f.stacked;
         }
         dw.stacked = dx.stacked = f.stacked;
+        dw.weight_gradient = !f.activation_product;
         dw.model_flops = f.model_flops;
         dw.launches = f.launches;
         dx.graph_modules = dw.graph_modules = f.graph_modules;

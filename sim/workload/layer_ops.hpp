@@ -64,6 +64,12 @@ struct Op {
   /// kernel that fills the GPU, priced as one GEMM). Each product has its own weight gradient, so the backward's
   /// weight-gradient GEMM is stacked the same way instead of reducing over every product's rows.
   int stacked = 1;
+  /// kind == gemm: both operands are activations (attention scores and probabilities x V, the SSD scan's chunk
+  /// products), so neither of its backward GEMMs is a weight gradient.
+  bool activation_product = false;
+  /// A backward op that computes a weight gradient (the wgrad GEMM of a GEMM with a weight): what a zero-bubble
+  /// schedule defers as its W unit; every other backward op is the input gradient's (B).
+  bool weight_gradient = false;
   /// The host waits for the GPU to reach this op before it can launch it (a device-to-host copy the launch needs:
   /// the dropless alltoall dispatcher's per-expert token counts). Forward only; costs time only where the host
   /// issues kernels eagerly (TrainingConfig::host_launch_cost).

@@ -43,7 +43,26 @@ bool holds_last_piece(const ParallelPlan& p, int stage) {
   return false;
 }
 
+/// Whether a schedule's activations are counted from its order (held_activations_peak) rather than in closed form.
+bool counted_from_order(const ParallelPlan& p) {
+  return splits_backward(p.schedule) || !flushes(p.schedule);
+}
+
 }  // namespace
+
+std::vector<double> chunk_activation_bytes(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, int stage) {
+  std::vector<double> out;
+  for (int c = 0; c < p.chunks(); ++c) {
+    const auto [first, last] = virtual_stage_layers(m, p, p.piece(stage, c));
+    double bytes = 0;
+    for (int l = first; l < last; ++l) bytes += activation_bytes_per_layer(m, p, t, m.layer_kind(l)).value();
+    if (p.piece(stage, c) == p.pieces() - 1 && m.mtp_layers > 0) {
+      bytes += m.mtp_layers * activation_bytes_per_layer(m, p, t, m.layer_kind(m.layers - 1)).value();
+    }
+    out.push_back(bytes);
+  }
+  return out;
+}
 
 double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage) {
   const double h = static_cast<double>(m.hidden);
@@ -131,11 +150,21 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
   const double weight_bytes = gathered_param_bytes(t) + cached_weight_copy_bytes(t);
   const double grad_bytes = reduced_gradient_bytes(t);  // the full-size gradient buffer
   const double optim_bytes = optimizer_state_bytes(t);  // Adam m and v (+ master weights in mixed precision)
-  for (const int stage : {0, p.pp - 1}) {
+  // The closed forms below hold their peak on the first or the last rank; an order counted unit by unit (zero-bubble,
+  // V-shaped and PipeDream schedules) may peak on any rank.
+  std::vector<int> stages{0, p.pp - 1};
+  if (counted_from_order(p)) {
+    stages.clear();
+    for (int s = 0; s < p.pp; ++s) stages.push_back(s);
+  }
+  const int mbs = static_cast<int>(t.micro_batches(p));
+  for (const int stage : stages) {
     MemoryBreakdown b;
     b.stage = stage;
     const double params = params_per_gpu(m, p, stage);
     b.weights = Bytes{params * weight_bytes / (p.zero_stage >= 3 ? shard : 1.0)};
+    b.weight_versions = weight_versions(p, stage);
+    b.stashed_weights = b.weights * static_cast<double>(b.weight_versions - 1);
     b.gradients = Bytes{params * grad_bytes / (p.zero_stage >= 2 ? shard : 1.0)};
     b.optimizer = Bytes{params * optim_bytes / (p.zero_stage >= 1 ? shard : 1.0)};
 
@@ -155,6 +184,7 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
         // both of the rank's pieces, hence the half.
         in_flight = std::min<double>(mb, p.pp + 1.0) / 2.0;
         break;
+      default: break;  // counted from the order below
     }
     // The merged forward-backward schedule of EP overlap runs one more forward in the warm-up.
     // (DualPipe's pp + 1 already counts it.)
@@ -162,8 +192,15 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
     double per_micro_batch = 0;
     for (const auto& [kind, n] : kinds) per_micro_batch += n * activation_bytes_per_layer(m, p, t, kind).value();
     double act = in_flight * per_micro_batch;
+    if (counted_from_order(p)) {
+      // The rank's own order, unit by unit: each forward holds its chunk's activations until the weight gradient
+      // that needs them has run (W, or the whole backward). The merged forward-backward order runs its extra
+      // forward first, so it is counted too.
+      const std::vector<double> chunks = chunk_activation_bytes(m, p, t, stage);
+      act = held_activations_peak(pipeline_order(p, stage, mbs, merges_forward_backward(m, p, t)), chunks);
+    }
     const bool last = holds_last_piece(p, stage);
-    if (last && m.mtp_layers > 0) {
+    if (last && m.mtp_layers > 0 && !counted_from_order(p)) {  // (counted with the last piece's chunk above)
       act += in_flight * m.mtp_layers * activation_bytes_per_layer(m, p, t, m.layer_kind(m.layers - 1)).value();
     }
     const double tokens = static_cast<double>(t.seq_len) / p.cp * t.micro_batch;
@@ -178,7 +215,7 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
     // NCCL channel buffers for the TP, DP and PP communicators (NCCL_BUFFSIZE 4 MiB x channels x peers).
     b.comm_buffers = Bytes{0.5 * 1073741824.0};
     b.workspace = Bytes{1.0 * 1073741824.0};  // CUDA context (~0.5 GiB) plus cuBLAS/cuDNN workspaces
-    b.fragmentation = Bytes{0.05 * (b.weights + b.gradients + b.optimizer + b.activations).value()};
+    b.fragmentation = Bytes{0.05 * (b.weights + b.stashed_weights + b.gradients + b.optimizer + b.activations).value()};
     if (b.total() > best.total()) best = b;
   }
   return best;

@@ -3,6 +3,8 @@
 // attention score matrix is never stored), communication buffers, workspace and a fragmentation margin.
 #pragma once
 
+#include <vector>
+
 #include "sim/core/units.hpp"
 #include "sim/workload/model_spec.hpp"
 #include "sim/workload/parallel_plan.hpp"
@@ -12,6 +14,10 @@ namespace cs {
 struct MemoryBreakdown {
   int stage = 0;             ///< the pipeline stage this breakdown is for (the one that needs the most)
   Bytes weights;
+  /// Older weight versions kept for the micro-batches still in flight (PipeDream-2BW: one, PipeDream: up to pp - 1),
+  /// at the working weights' size each.
+  Bytes stashed_weights;
+  int weight_versions = 1;   ///< versions of the weights held: 1 + the stashed ones
   Bytes gradients;
   Bytes optimizer;
   Bytes activations;
@@ -20,12 +26,15 @@ struct MemoryBreakdown {
   Bytes fragmentation;       ///< allocator margin
 
   [[nodiscard]] Bytes total() const noexcept {
-    return weights + gradients + optimizer + activations + comm_buffers + workspace + fragmentation;
+    return weights + stashed_weights + gradients + optimizer + activations + comm_buffers + workspace + fragmentation;
   }
 };
 
 /// Parameters held by one GPU of pipeline stage `stage` (before any ZeRO sharding).
 [[nodiscard]] double params_per_gpu(const ModelSpec& m, const ParallelPlan& p, int stage);
+/// Activations one GPU of pipeline rank `stage` keeps for one micro-batch through each of its chunks, in chunk order.
+[[nodiscard]] std::vector<double> chunk_activation_bytes(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
+                                                         int stage);
 /// Bytes of activations one layer of kind `kind` keeps for one micro-batch until its backward pass.
 [[nodiscard]] Bytes activation_bytes_per_layer(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t,
                                                LayerKind kind);

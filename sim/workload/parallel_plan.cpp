@@ -10,6 +10,12 @@ std::string to_string(PipelineSchedule s) {
     case PipelineSchedule::one_f_one_b: return "1f1b";
     case PipelineSchedule::interleaved: return "interleaved-1f1b";
     case PipelineSchedule::dualpipe: return "dualpipe";
+    case PipelineSchedule::zb_h1: return "zb-h1";
+    case PipelineSchedule::zb_h2: return "zb-h2";
+    case PipelineSchedule::zb_v: return "zb-v";
+    case PipelineSchedule::dualpipe_v: return "dualpipe-v";
+    case PipelineSchedule::pipedream_2bw: return "pipedream-2bw";
+    case PipelineSchedule::pipedream_async: return "pipedream-async";
   }
   return "?";
 }
@@ -45,8 +51,8 @@ double cached_weight_copy_bytes(const TrainingConfig& t) noexcept {
 }
 
 std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPlan& p) {
-  const int v = p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1;
-  const int n = p.pp * v;
+  const int n = p.pieces();
+  const int v = n / p.pp;  // pieces per rank (interleaved: virtual stages; a V: two)
   std::vector<int> counts(static_cast<std::size_t>(n), 0);
   auto spread = [](int total, int parts, int k) { return (k + 1) * total / parts - k * total / parts; };
   if (p.first_stage_layers >= 0 || p.last_stage_layers >= 0) {
@@ -64,7 +70,7 @@ std::vector<int> virtual_stage_layer_counts(const ModelSpec& m, const ParallelPl
       else per_rank[static_cast<std::size_t>(s)] = spread(rest, middle_ranks, k++);
     }
     for (int s = 0; s < p.pp; ++s) {
-      for (int c = 0; c < v; ++c) counts[static_cast<std::size_t>(c * p.pp + s)] = spread(per_rank[static_cast<std::size_t>(s)], v, c);
+      for (int c = 0; c < v; ++c) counts[static_cast<std::size_t>(p.piece(s, c))] = spread(per_rank[static_cast<std::size_t>(s)], v, c);
     }
     return counts;
   }
@@ -124,13 +130,18 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (t.overlap.ep_comm) {
     // Megatron-Core's own conditions for overlap_moe_expert_parallel_comm (TransformerConfig checks).
     if (!m.is_moe() || p.ep < 2) fail("training.overlap.ep_comm", "needs an MoE model with expert parallelism (ep > 1)");
-    if (p.pp > 1 && p.schedule != PipelineSchedule::interleaved && p.schedule != PipelineSchedule::dualpipe) {
-      fail("training.overlap.ep_comm", "with pp > 1 needs schedule interleaved-1f1b (virtual stages, as Megatron-Core requires) or dualpipe");
+    if (p.pp > 1 && p.schedule != PipelineSchedule::interleaved && p.schedule != PipelineSchedule::dualpipe &&
+        p.schedule != PipelineSchedule::dualpipe_v) {
+      fail("training.overlap.ep_comm", "with pp > 1 needs schedule interleaved-1f1b (virtual stages, as Megatron-Core requires), dualpipe or dualpipe-v");
     }
     if (t.recompute == Recompute::full) fail("training.overlap.ep_comm", "cannot be combined with full recompute (Megatron-Core)");
   }
   if (p.virtual_stages > 1 && p.schedule != PipelineSchedule::interleaved) {
-    fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b (dualpipe holds two pieces per rank by itself)");
+    fail("parallelism.schedule", "virtual_stages > 1 needs schedule interleaved-1f1b (dualpipe, zb-v and dualpipe-v hold two pieces per rank by themselves)");
+  }
+  if (p.pp < 2 && p.schedule != PipelineSchedule::one_f_one_b && p.schedule != PipelineSchedule::gpipe &&
+      p.schedule != PipelineSchedule::interleaved && p.schedule != PipelineSchedule::dualpipe) {
+    fail("parallelism.schedule", to_string(p.schedule) + " needs a pipeline (pp >= 2)");
   }
   if (t.seq_len % p.cp != 0 || (p.cp > 1 && (t.seq_len / p.cp) % 2 != 0)) fail("training.seq_len", "must split evenly (in halves) over cp ranks");
   if (p.ep > 1 && !m.is_moe()) fail("parallelism.ep", "expert parallelism needs an MoE model");
@@ -156,6 +167,11 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   const std::int64_t mb = t.micro_batches(p);
   if (p.schedule == PipelineSchedule::interleaved && mb % p.pp != 0) {
     fail("training.global_batch", "interleaved 1F1B needs micro-batches per step (" + std::to_string(mb) + ") divisible by pp");
+  }
+  if (p.schedule == PipelineSchedule::dualpipe_v && mb < 2 * p.pp) {
+    // DualPipeV's own condition (deepseek-ai/DualPipe, dualpipev.py: num_chunks >= num_ranks * 2).
+    fail("training.global_batch", "dualpipe-v needs at least 2 * pp (" + std::to_string(2 * p.pp) +
+                                      ") micro-batches per step; got " + std::to_string(mb));
   }
   if (p.schedule == PipelineSchedule::dualpipe) {
     // DualPipe's own conditions (deepseek-ai/DualPipe: num_ranks even, num_chunks even and >= 2 * num_ranks).

@@ -18,8 +18,36 @@ class InputNode;
 
 /// DualPipe (DeepSeek-V3, arXiv 2412.19437 Sec. 3.2.1): micro-batches enter from both ends of the pipeline; each
 /// rank holds two model pieces, one per direction (pipeline_schedule.hpp).
-enum class PipelineSchedule { gpipe, one_f_one_b, interleaved, dualpipe };
+/// zb_h1, zb_h2: zero-bubble schedules (Qi et al., ICLR 2024): the backward split into the input gradient (B) and
+/// the weight gradient (W), W deferred into the bubbles. zb_v, dualpipe_v: V-shaped, two pieces per rank (piece s
+/// and 2pp-1-s), the backward split the same way ("Pipeline Parallelism with Controllable Memory", NeurIPS 2024;
+/// deepseek-ai/DualPipe's DualPipeV). pipedream_2bw (Narayanan et al., ICML 2021) and pipedream_async (PipeDream,
+/// SOSP 2019): 1F1B without a pipeline flush, stale weights stashed (pipeline_schedule.hpp).
+enum class PipelineSchedule { gpipe, one_f_one_b, interleaved, dualpipe, zb_h1, zb_h2, zb_v, dualpipe_v, pipedream_2bw, pipedream_async };
+
+/// V-shaped schedules: rank s holds piece s (chunk 0) and piece 2pp-1-s (chunk 1), so a micro-batch goes down the
+/// ranks and back up, and rank 0 holds both the embedding and the loss.
+[[nodiscard]] constexpr bool v_shaped(PipelineSchedule s) noexcept {
+  return s == PipelineSchedule::zb_v || s == PipelineSchedule::dualpipe_v;
+}
+/// Schedules that run the weight gradient (W) as a unit of its own, apart from the input gradient (B).
+[[nodiscard]] constexpr bool splits_backward(PipelineSchedule s) noexcept {
+  return s == PipelineSchedule::zb_h1 || s == PipelineSchedule::zb_h2 || v_shaped(s);
+}
+/// Schedules without a pipeline flush: the next step's micro-batches enter while this step's drain, and the
+/// weights are updated under them (the step is the pipeline's steady-state period).
+[[nodiscard]] constexpr bool flushes(PipelineSchedule s) noexcept {
+  return s != PipelineSchedule::pipedream_2bw && s != PipelineSchedule::pipedream_async;
+}
+/// Zero-bubble schedules with the optimizer's post-update validation (Qi et al. Sec. 4): each stage steps its
+/// optimizer as soon as its own gradients are reduced and the global checks (gradient norm, NaN/Inf) arrive after,
+/// rolling the step back in the rare case they fail; a stage starts its next step without waiting for the others.
+[[nodiscard]] constexpr bool validates_after_update(PipelineSchedule s) noexcept {
+  return s == PipelineSchedule::zb_h1 || s == PipelineSchedule::zb_h2 || s == PipelineSchedule::zb_v;
+}
 enum class Recompute { none, selective, full };
+
+enum class Placement { megatron, optimise };
 
 struct ParallelPlan {
   int tp = 1;                  ///< tensor parallel
@@ -51,6 +79,9 @@ struct ParallelPlan {
   /// the rest evenly.
   int first_stage_layers = -1;
   int last_stage_layers = -1;
+  /// Where the ranks go: megatron (rank r on GPU r, the nodes in the cluster's order) or optimise (node positions
+  /// searched to cut traffic-weighted fabric cost, kept only when the full simulation is faster; docs/design.md).
+  Placement placement = Placement::megatron;
 
   /// `parallelism.dp: auto` (or the key left out) before the scenario resolves it: cluster.gpus / (tp*pp*cp).
   static constexpr int kAutoDp = 0;
@@ -59,14 +90,20 @@ struct ParallelPlan {
   /// Model chunks each pipeline rank holds and runs: the virtual stages of interleaved 1F1B, two under DualPipe
   /// (one per direction), else one.
   [[nodiscard]] int chunks() const noexcept {
-    return schedule == PipelineSchedule::interleaved ? virtual_stages : schedule == PipelineSchedule::dualpipe ? 2 : 1;
+    if (schedule == PipelineSchedule::interleaved) return virtual_stages;
+    return schedule == PipelineSchedule::dualpipe || v_shaped(schedule) ? 2 : 1;
   }
-  /// Pieces the model's layers are split into along the pipeline: pp x virtual stages under interleaving, else pp
-  /// (DualPipe holds every piece twice: piece s on rank s for one direction and on rank pp-1-s for the other).
-  [[nodiscard]] int pieces() const noexcept { return schedule == PipelineSchedule::interleaved ? pp * virtual_stages : pp; }
+  /// Pieces the model's layers are split into along the pipeline: pp x virtual stages under interleaving, 2 pp in a
+  /// V, else pp (DualPipe holds every piece twice: piece s on rank s for one direction and on rank pp-1-s for the
+  /// other).
+  [[nodiscard]] int pieces() const noexcept {
+    if (schedule == PipelineSchedule::interleaved) return pp * virtual_stages;
+    return v_shaped(schedule) ? 2 * pp : pp;
+  }
   /// The piece chunk `chunk` of pipeline rank `stage` holds.
   [[nodiscard]] int piece(int stage, int chunk) const noexcept {
     if (schedule == PipelineSchedule::dualpipe) return chunk == 0 ? stage : pp - 1 - stage;
+    if (v_shaped(schedule)) return chunk == 0 ? stage : 2 * pp - 1 - stage;
     return chunk * pp + stage;
   }
   /// Where piece `piece` runs for a micro-batch of direction (DualPipe) or chunk sequence `chunk_of_direction`:
@@ -74,6 +111,7 @@ struct ParallelPlan {
   /// DualPipe it keeps its chunk (its direction) and the stages run backwards for chunk 1.
   [[nodiscard]] std::pair<int, int> place(int piece, int chunk_of_direction) const noexcept {
     if (schedule == PipelineSchedule::dualpipe) return chunk_of_direction == 0 ? std::pair{piece, 0} : std::pair{pp - 1 - piece, 1};
+    if (v_shaped(schedule)) return piece < pp ? std::pair{piece, 0} : std::pair{2 * pp - 1 - piece, 1};
     return {piece % pp, piece / pp};
   }
   /// The expert tensor-parallel size in effect.

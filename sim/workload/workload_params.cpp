@@ -8,11 +8,22 @@ namespace cs {
 
 static_assert(ParallelPlan::kAutoDp == 0, "parallelism.dp: auto is read as 0 (param_detail::read_count_or_auto)");
 
+const EnumTable<Placement>& placement_names() {
+  static const EnumTable<Placement> t{{Placement::megatron, "megatron"}, {Placement::optimise, "optimise"}};
+  return t;
+}
+
 const EnumTable<PipelineSchedule>& schedule_names() {
   static const EnumTable<PipelineSchedule> t{{PipelineSchedule::gpipe, "gpipe"},
                                              {PipelineSchedule::one_f_one_b, "1f1b"},
                                              {PipelineSchedule::interleaved, "interleaved-1f1b"},
-                                             {PipelineSchedule::dualpipe, "dualpipe"}};
+                                             {PipelineSchedule::dualpipe, "dualpipe"},
+                                             {PipelineSchedule::zb_h1, "zb-h1"},
+                                             {PipelineSchedule::zb_h2, "zb-h2"},
+                                             {PipelineSchedule::zb_v, "zb-v"},
+                                             {PipelineSchedule::dualpipe_v, "dualpipe-v"},
+                                             {PipelineSchedule::pipedream_2bw, "pipedream-2bw"},
+                                             {PipelineSchedule::pipedream_async, "pipedream-async"}};
   return t;
 }
 const EnumTable<Recompute>& recompute_names() {
@@ -198,8 +209,14 @@ const ParamTable<ParallelPlan>& parallel_plan_params() {
     p.field("sequence_parallel", &ParallelPlan::sequence_parallel,
             {.help = "Megatron sequence parallelism", .default_text = "true when tp > 1"});
     p.choice("schedule", &ParallelPlan::schedule, schedule_names(),
-             {.help = "pipeline schedule (dualpipe: DeepSeek-V3's bidirectional pipeline, two model pieces per rank)",
+             {.help = "pipeline schedule (dualpipe: DeepSeek-V3's bidirectional pipeline, two model pieces per rank; "
+                      "zb-h1, zb-h2: zero bubble, the weight gradient deferred into the bubbles, 1F1B's and about "
+                      "twice its activation memory; zb-v, dualpipe-v: V-shaped, two pieces per rank; pipedream-2bw, "
+                      "pipedream-async: no flush, 2 or up to pp stale weight versions; docs/workload.md)",
               .default_text = "1f1b (interleaved-1f1b when virtual_stages > 1)"});
+    p.choice("placement", &ParallelPlan::placement, placement_names(),
+             {.help = "rank placement: megatron (rank r on GPU r) or optimise (node positions searched to cut "
+                      "traffic-weighted fabric cost, kept only when the simulated step is faster; docs/design.md)"});
     ParamSpec mode{.key = "dp_mode", .type = ParamType::choice,
                    .help = "torch DistributedDataParallel, or single-process DataParallel (one node, no TP/PP/ZeRO)",
                    .default_text = "ddp", .choices = {"ddp", "single-process"}};
@@ -251,9 +268,10 @@ const ParamTable<Overlap>& overlap_params() {
             {.help = "distributed-optimizer / FSDP parameter all-gather hidden under compute"});
     p.field("tp_comm", &Overlap::tp_comm, {.help = "TP collectives overlapped with the adjacent GEMM (userbuffers)"});
     p.field("pp_comm", &Overlap::pp_comm,
-            {.help = "an interleaved pipeline's sends run beside compute (Megatron-Core overlap_p2p_comm); false, or "
-                     "any other schedule but DualPipe: the stage waits for each send before its next unit (batched "
-                     "isend/irecv with a device synchronise)"});
+            {.help = "an interleaved, zero-bubble, V-shaped or PipeDream pipeline's sends run beside compute "
+                     "(Megatron-Core overlap_p2p_comm; the zero-bubble runtime's own send nodes); false, or gpipe and "
+                     "1f1b: the stage waits for each send before its next unit (batched isend/irecv with a device "
+                     "synchronise); DualPipe's always run beside compute"});
     p.field("tp_comm_sms", &Overlap::tp_comm_sms,
             {.help = "SMs the overlapped TP collectives take from that GEMM (Transformer Engine userbuffers default); "
                      "the GEMM slows by the H200's measured curve for that share (24% at 16 of 132 SMs)",
