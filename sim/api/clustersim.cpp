@@ -103,12 +103,16 @@ RunResult run(const Scenario& sc, const RunOptions& options) {
     cancel.emplace(*options.cancel);
     observers.push_back(&*cancel);
   }
-  if (options.trace_json == nullptr) return run_scenario(sc, observers);
+  // placement: optimise runs Megatron's order first (the trace is of that run), then the optimised positions.
+  const auto placed = [&](RunResult r) {
+    return sc.plan.placement == Placement::optimise && !sc.serving ? run_with_placement(sc, std::move(r)) : r;
+  };
+  if (options.trace_json == nullptr) return placed(run_scenario(sc, observers));
   TraceWriter trace;
   observers.push_back(&trace);
   RunResult r = run_scenario(sc, observers);
   *options.trace_json = trace.to_json();
-  return r;
+  return placed(std::move(r));
 }
 
 PlanRanking search_plans(const std::string& yaml_text, const std::string& name, const SearchOptions& options) {
@@ -221,7 +225,19 @@ std::string scenario_text(const ScenarioSource& source) {
   return parsed(source).yaml_text();
 }
 
-nlohmann::ordered_json result_json(const Scenario& sc, const RunResult& r) { return to_json(sc, r); }
+nlohmann::ordered_json result_json(const Scenario& sc, const RunResult& r) {
+  nlohmann::ordered_json j = to_json(sc, r);
+  if (r.placement) {
+    j["placement"] = {{"method", r.placement->method},
+                      {"step_time_default_s", r.placement->step_time_default.seconds()},
+                      {"step_time_s", r.placement->step_time.seconds()},
+                      {"cost_default_byte_hops", r.placement->cost_default},
+                      {"cost_byte_hops", r.placement->cost},
+                      {"kept", r.placement->kept},
+                      {"node_slots", r.placement->node_slots}};
+  }
+  return j;
+}
 
 ValidationReport validate(const std::vector<std::string>& files) {
   std::vector<CsvTable> tables;

@@ -20,6 +20,7 @@
 #include "sim/api/sweep_job.hpp"
 #include "sim/core/atomic_file.hpp"
 #include "sim/design/design_report.hpp"
+#include "sim/design/placement_optimiser.hpp"
 #include "sim/facility/tco_report.hpp"
 #include "sim/input/param_spec.hpp"
 #include "sim/input/yaml_edit.hpp"
@@ -97,7 +98,8 @@ struct RunOptions {
   std::string* trace_json = nullptr;
 };
 
-/// Simulates `sc` (run_scenario with cancellation).
+/// Simulates `sc` (run_scenario with cancellation); with parallelism.placement: optimise, also at the optimised
+/// node positions, keeping the faster (RunResult::placement says which).
 [[nodiscard]] RunResult run(const Scenario& sc, const RunOptions& options = {});
 
 /// The document `clustersim run --json` writes: step time, throughput, MFU, memory, power, TCO, ... in SI

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "sim/topology/topology_spec.hpp"
-#include "sim/workload/model_spec.hpp"
-#include "sim/workload/parallel_plan.hpp"
+#include "sim/design/job_traffic.hpp"
 
 namespace cs {
 
@@ -17,16 +16,6 @@ struct FabricCandidate {
   double oversubscription = 1; ///< leaf down:up ports; 1 for non-blocking and for direct fabrics
   FabricSpec fabric;
 };
-
-/// Node-to-node traffic of one training step under Megatron's rank order, in bytes, keyed by the circuit
-/// stride it needs (s and nodes - s are one stride): DP rings (gradients), PP neighbours (activations), CP
-/// rings and EP all-to-alls (activations). What the OCS candidate sets its circuits from.
-struct StrideTraffic {
-  int stride = 0;
-  double bytes = 0;
-};
-[[nodiscard]] std::vector<StrideTraffic> stride_traffic(const ModelSpec& model, const ParallelPlan& plan,
-                                                        const TrainingConfig& training, int gpus_per_node, int nodes);
 
 /// The circuit strides for `ports_pairs` NIC pairs per node: the heaviest strides first; strides that keep
 /// the circulant graph connected (gcd with the node count 1) are added when the traffic's own do not.

@@ -1,4 +1,5 @@
 #include "sim/design/fabric_design.hpp"
+#include "sim/design/placement_optimiser.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -44,7 +45,8 @@ DesignCandidate evaluate(const std::function<Scenario()>& fresh, const FabricCan
       d.parts.push_back(fmt::format("{} {} cables {}", k.cables, k.tier, k.optical ? "optical" : "copper"));
     }
     const PriceBook book = sc.pricebook.empty() ? PriceBook::load_default() : PriceBook::load(sc.pricebook);
-    const RunResult r = run_scenario(sc);
+    RunResult r = run_scenario(sc);
+    if (sc.plan.placement == Placement::optimise) r = run_with_placement(sc, std::move(r));
     const TcoReport t = compute_tco(sc.facility, design_inventory(sc, book), make_run_profile(sc, r), book);
     for (const BomLine& l : t.bom.lines) {
       if (l.category == "network") d.network_bom.push_back(l);
@@ -130,7 +132,7 @@ DesignReport design_fabrics(const std::function<Scenario()>& fresh, const Design
     rep.gpus = sc.gpus;
     rep.nodes = sc.topology.nodes();
     const int gpn = sc.topology.node().gpus;
-    rep.traffic = stride_traffic(sc.model, sc.plan, sc.training, gpn, rep.nodes);
+    rep.traffic = stride_traffic(node_traffic(sc.model, sc.plan, sc.training, gpn, rep.nodes));
     const int port_pairs = sc.topology.node().nic_spec.count / 2;
     FabricSpec base = sc.topology.fabric();
     if (base.kind == FabricKind::none || base.kind == FabricKind::single_switch) {

@@ -15,6 +15,17 @@
 
 namespace cs {
 
+/// What parallelism.placement: optimise did (sim/design/placement_optimiser.hpp).
+struct PlacementReport {
+  std::string method;               ///< "greedy + local search"
+  Time step_time_default;           ///< Megatron's order, the nodes in the cluster's order
+  Time step_time;                   ///< the placement kept (the default when the optimised one was not faster)
+  double cost_default = 0;          ///< traffic-weighted fabric hops per step (byte-hops)
+  double cost = 0;                  ///< the optimised placement's
+  bool kept = false;                ///< the optimised placement simulated faster and is the result
+  std::vector<int> node_slots;      ///< the optimised fabric position of each node, in rank order
+};
+
 struct RunResult {
   std::string scenario;            ///< scenario name
   int gpus = 0;
@@ -45,6 +56,8 @@ struct RunResult {
   /// training fields above are then unset.
   std::optional<ServingResult> serving;
   std::string serving_comm;        ///< how the replica's communication was priced
+  /// Set when the plan asks for placement: optimise.
+  std::optional<PlacementReport> placement;
 };
 
 }  // namespace cs

@@ -72,6 +72,8 @@ Topology::Topology(std::string name, NodeSpec node, int nodes)
 Topology::Topology(std::string name, NodeSpec node, FabricSpec fabric, int nodes)
     : name_(std::move(name)), node_(std::move(node)), fabric_(std::move(fabric)), nodes_(nodes) {}
 
+Topology::Topology(const Topology&) = default;
+Topology& Topology::operator=(const Topology&) = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 Topology::~Topology() = default;

@@ -89,6 +89,8 @@ class Topology {
   /// A cluster of `nodes` nodes with no fabric graph beyond what `build()` adds.
   Topology(std::string name, NodeSpec node, int nodes);
   Topology(std::string name, NodeSpec node, FabricSpec fabric, int nodes);
+  Topology(const Topology&);
+  Topology& operator=(const Topology&);
   Topology(Topology&&) noexcept;
   Topology& operator=(Topology&&) noexcept;
   ~Topology();

@@ -194,9 +194,32 @@ class FabricBuilder {
     }
   }
 
+  /// The fabric position of node k (FabricSpec::node_slots).
+  [[nodiscard]] int slot(int k) const { return f_.node_slots.empty() ? k : f_.node_slots[static_cast<std::size_t>(k)]; }
+  /// Fabric positions to build: the nodes, or up to the highest slot.
+  [[nodiscard]] int positions() const {
+    if (f_.node_slots.empty()) return t_.nodes();
+    return *std::max_element(f_.node_slots.begin(), f_.node_slots.end()) + 1;
+  }
+
+  void check_slots() const {
+    if (f_.node_slots.empty()) return;
+    if (static_cast<int>(f_.node_slots.size()) != t_.nodes()) {
+      throw InputError({}, "fabric.node_slots", std::to_string(f_.node_slots.size()) + " positions for " +
+                                                    std::to_string(t_.nodes()) + " nodes");
+    }
+    std::vector<int> sorted = f_.node_slots;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted.front() < 0) throw InputError({}, "fabric.node_slots", "a position must not be negative");
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      throw InputError({}, "fabric.node_slots", "two nodes at one position");
+    }
+  }
+
   void build() {
+    check_slots();
     const NodeSpec& n = t_.node();
-    const int nodes = t_.nodes(), nics = n.nic_spec.count;
+    const int nodes = positions(), nics = n.nic_spec.count;
     auto nic = [&](int node, int i) { return t_.nic_vertex(node, i); };
     const double o0 = f_.oversubscription.empty() ? 1.0 : f_.oversubscription[0];
     switch (f_.kind) {
@@ -208,9 +231,9 @@ class FabricBuilder {
           throw InputError({}, "fabric.leaf.radix", std::to_string(nodes * nics) + " NIC ports do not fit one " +
                                                         std::to_string(f_.leaf.radix) + "-port switch");
         }
-        if (nodes <= 1 || nics == 0) return;  // one node needs no switch
+        if (t_.nodes() <= 1 || nics == 0) return;  // one node needs no switch
         const VertexId sw = add_switch(VertexKind::leaf, f_.leaf, 0);
-        for (int k = 0; k < nodes; ++k) for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), sw);
+        for (int k = 0; k < t_.nodes(); ++k) for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), sw);
         return;
       }
       case FabricKind::rail_optimized:
@@ -240,8 +263,8 @@ class FabricBuilder {
           }
         }
         tally_.scalable_units = units;
-        for (int k = 0; k < nodes; ++k) {
-          for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), leaf[{k / per_unit, t_.rail_of_nic(i)}]);
+        for (int k = 0; k < t_.nodes(); ++k) {
+          for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), leaf[{slot(k) / per_unit, t_.rail_of_nic(i)}]);
         }
         if (f_.kind == FabricKind::rail_optimized) {
           build_clos(leaves, group, up);
@@ -265,7 +288,9 @@ class FabricBuilder {
         const int up = n_leaves > 1 ? static_cast<int>(std::floor(down / o0)) : 0;
         std::vector<VertexId> leaves;
         for (int l = 0; l < n_leaves; ++l) leaves.push_back(add_switch(VertexKind::leaf, f_.leaf, 0));
-        for (int p = 0; p < ports; ++p) attach_nic(nic(p / nics, p % nics), leaves[static_cast<std::size_t>(p / down)]);
+        for (int k = 0; k < t_.nodes(); ++k) {
+          for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), leaves[static_cast<std::size_t>((slot(k) * nics + i) / down)]);
+        }
         build_clos(leaves, std::vector<int>(leaves.size(), 0), up);
         return;
       }
@@ -293,7 +318,9 @@ class FabricBuilder {
         SwitchSpec router = f_.leaf;
         std::vector<VertexId> routers;
         for (int k = 0; k < nodes; ++k) routers.push_back(add_switch(VertexKind::router, router, 0));
-        for (int k = 0; k < nodes; ++k) for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), routers[static_cast<std::size_t>(k)]);
+        for (int k = 0; k < t_.nodes(); ++k) {
+          for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), routers[static_cast<std::size_t>(slot(k))]);
+        }
         int stride = 1;
         for (int d : dims) {
           for (int k = 0; k < nodes; ++k) {
@@ -307,7 +334,7 @@ class FabricBuilder {
         tally_.dims = dims;
         return;
       }
-      case FabricKind::dragonfly: build_dragonfly(nics); return;
+      case FabricKind::dragonfly: build_dragonfly(nodes, nics); return;
       case FabricKind::ocs: build_ocs(nics); return;
     }
   }
@@ -316,9 +343,9 @@ class FabricBuilder {
   /// (a = R/2 unless given) are all-to-all inside; each router has h = R - p - (a - 1) global ports, and every
   /// pair of groups gets an equal share of the groups' a*h global ports, spread round-robin over the routers.
   /// Routing is minimal (the Router's shortest paths with ECMP): local, global, local at most.
-  void build_dragonfly(int nics) {
+  void build_dragonfly(int positions, int nics) {
     const int radix = f_.leaf.radix;
-    const int ports = t_.nodes() * nics;
+    const int ports = positions * nics;
     const int p = std::max(1, radix / 4);
     const int routers = ceil_div(ports, p);
     const int a = std::min(routers, f_.dragonfly_group_routers > 0 ? f_.dragonfly_group_routers : std::max(2, radix / 2));
@@ -327,7 +354,9 @@ class FabricBuilder {
     const int groups = ceil_div(routers, a);
     std::vector<VertexId> r;
     for (int i = 0; i < routers; ++i) r.push_back(add_switch(VertexKind::router, f_.leaf, i / a));
-    for (int q = 0; q < ports; ++q) attach_nic(t_.nic_vertex(q / nics, q % nics), r[static_cast<std::size_t>(q / p)]);
+    for (int k = 0; k < t_.nodes(); ++k) {
+      for (int i = 0; i < nics; ++i) attach_nic(t_.nic_vertex(k, i), r[static_cast<std::size_t>((slot(k) * nics + i) / p)]);
+    }
     for (int g = 0; g < groups; ++g) {
       const int first = g * a, last = std::min(routers, first + a);
       for (int i = first; i < last; ++i) {

@@ -266,6 +266,16 @@ const ParamTable<FabricSpec>& fabric_params() {
     });
     p.field("ocs_reconfiguration", &FabricSpec::ocs_reconfiguration,
             {.help = "ocs: time to set a job's circuits, paid once per job"});
+    ParamSpec slots{.key = "node_slots", .type = ParamType::list,
+                    .help = "fabric positions of the job's nodes in rank order (nodes down, a scheduler's fragment)",
+                    .default_text = "[0, 1, ...]"};
+    slots.check = [](const InputNode& n) {
+      for (const auto& e : n.elements()) e.require(e.as<int>() >= 0, "a fabric position must not be negative");
+    };
+    p.custom(slots, [](const InputNode& n, FabricSpec& f) {
+      f.node_slots.clear();
+      for (const auto& e : n.elements()) f.node_slots.push_back(e.as<int>());
+    });
     p.field("tiers", &FabricSpec::tiers,
             {.help = "fat_tree / rail_optimized: 3 builds a core tier even where two tiers fit; 0: fewest", .min = 0, .max = 3});
     p.check([](const InputNode& n, FabricSpec& f) {

@@ -119,6 +119,10 @@ struct FabricSpec {
   /// fat_tree / rail_optimized: 3 builds a core tier (pods of half a spine's down ports) even where two tiers
   /// would reach every leaf, as a build planned to grow does; 0: the fewest tiers that fit
   int tiers = 0;
+  /// Where the job's nodes sit in the fabric, in rank order: node k plugs into fabric position node_slots[k]
+  /// (leaf ports, torus router, ...). Positions may skip some (nodes down, a scheduler's fragment): the fabric is
+  /// built for max + 1 positions. Empty: node k at position k. Not used by ocs (circuits follow the job).
+  std::vector<int> node_slots;
 };
 
 }  // namespace cs
