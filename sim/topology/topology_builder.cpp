@@ -238,8 +238,15 @@ class FabricBuilder {
       }
       case FabricKind::rail_optimized:
       case FabricKind::rail_only: {
-        // A cluster smaller than one scalable unit is built as a unit of its own size: its leaves need only
-        // its nodes' down ports and as many up ports (a full unit's spines for 2 nodes would be idle capex).
+        // A cluster whose NIC ports fit one leaf gets one switch for every rail (NVIDIA's small-cluster
+        // layout); one smaller than a scalable unit is built as a unit of its own size: its leaves need only its
+        // nodes' down ports and as many up ports (a full unit's spines for a few nodes would be idle capex).
+        if (nodes * nics <= f_.leaf.radix && nics > 0) {
+          const VertexId sw = add_switch(VertexKind::leaf, f_.leaf, 0);
+          for (int k = 0; k < t_.nodes(); ++k) for (int i = 0; i < nics; ++i) attach_nic(nic(k, i), sw);
+          tally_.scalable_units = 1;
+          return;
+        }
         const int per_unit = std::min(f_.nodes_per_unit, std::max(1, nodes));
         const int units = ceil_div(nodes, per_unit);
         std::vector<int> rails;

@@ -71,22 +71,34 @@ TEST(DesignBom, FatTreeForcedThreeTiersEightNodes) {
   EXPECT_EQ(cable_tier(inv, "spine-core").cables, 64);
 }
 
+TEST(DesignBom, RailFabricsThatFitOneLeafUseOneSwitch) {
+  // 2 nodes x 8 NICs = 16 ports <= 64: one leaf serves all eight rails, no spine (a full 32-node unit would have
+  // bought 8 leaves and 4 spines).
+  for (FabricKind kind : {FabricKind::rail_optimized, FabricKind::rail_only}) {
+    const FabricInventory inv = build_dgx(2, fabric_of(kind)).inventory();
+    EXPECT_EQ(switches_in(inv, "leaf"), 1);
+    EXPECT_EQ(switches_in(inv, "spine"), 0);
+    EXPECT_EQ(cable_tier(inv, "node-leaf").cables, 16);
+  }
+}
+
 TEST(DesignBom, RailOptimizedSmallerThanAUnitIsSizedToItsNodes) {
-  // 2 nodes of a 32-node unit: one leaf per rail (8) with 2 down and 2 up ports; spines: smallest divisor of 2
-  // >= 8 x 2 / 64 -> 1 spine, 16 cables. A full unit's sizing would have bought 4 spines and 256 uplinks.
-  const FabricInventory inv = build_dgx(2, fabric_of(FabricKind::rail_optimized)).inventory();
+  // 12 nodes of a 32-node unit (96 ports): one leaf per rail (8) with 12 down and 12 up ports; spines: the
+  // smallest divisor of 12 >= 8 x 12 / 64 = 2 -> 2 spines taking 6 cables from each leaf (48 ports each).
+  // Sized as a full unit it would have had 32 up ports per leaf and 4 spines.
+  const FabricInventory inv = build_dgx(12, fabric_of(FabricKind::rail_optimized)).inventory();
   EXPECT_EQ(switches_in(inv, "leaf"), 8);
-  EXPECT_EQ(switches_in(inv, "spine"), 1);
-  EXPECT_EQ(cable_tier(inv, "node-leaf").cables, 16);
-  EXPECT_EQ(cable_tier(inv, "leaf-spine").cables, 16);
+  EXPECT_EQ(switches_in(inv, "spine"), 2);
+  EXPECT_EQ(cable_tier(inv, "node-leaf").cables, 96);
+  EXPECT_EQ(cable_tier(inv, "leaf-spine").cables, 96);
 }
 
 TEST(DesignBom, RailOnlyHasNoSpineWithinAUnit) {
-  // Rail-only (Wang et al. 2023): the 8 rail leaves are not joined; 2 nodes x 8 NICs = 16 cables, no spine.
-  const FabricInventory inv = build_dgx(2, fabric_of(FabricKind::rail_only)).inventory();
+  // Rail-only (Wang et al. 2023): the 8 rail leaves of 12 nodes are not joined: 96 cables, no spine.
+  const FabricInventory inv = build_dgx(12, fabric_of(FabricKind::rail_only)).inventory();
   EXPECT_EQ(switches_in(inv, "leaf"), 8);
   EXPECT_EQ(switches_in(inv, "spine"), 0);
-  EXPECT_EQ(cable_tier(inv, "node-leaf").cables, 16);
+  EXPECT_EQ(cable_tier(inv, "node-leaf").cables, 96);
   EXPECT_EQ(cable_tier(inv, "leaf-spine").cables, 0);
 }
 
