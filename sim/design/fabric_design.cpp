@@ -19,8 +19,8 @@ namespace {
 
 /// Length class of a cable tier, as a floor plan of rows of racks gives it (estimate: leaves at the end of the
 /// row, spines and cores in a network row, direct and OCS links across the hall).
-std::string length_class(const std::string& span) {
-  if (span == "node-leaf") return "<= 30 m, in row";
+std::string length_class(const std::string& span, bool ocs) {
+  if (span == "node-leaf") return ocs ? "<= 500 m, to the OCS row" : "<= 30 m, in row";
   if (span == "leaf-spine") return "<= 100 m, row to network row";
   return "<= 500 m, across the hall";
 }
@@ -111,9 +111,11 @@ std::string verdict(const DesignCandidate& c, const std::vector<DesignCandidate>
 ClusterInventory design_inventory(const Scenario& sc, const PriceBook& book) {
   ClusterInventory inv = make_inventory(sc, book);
   const PriceChoice& p = sc.facility.prices;
-  for (CableGroup& c : inv.cables) c.span += " (" + length_class(c.span) + ")";
+  // An OCS path runs NIC -> OCS -> NIC across the hall through a lossy mirror array: single-mode at both ends.
+  const bool ocs = sc.topology.fabric().kind == FabricKind::ocs;
+  for (CableGroup& c : inv.cables) c.span += " (" + length_class(c.span, ocs) + ")";
   for (TransceiverGroup& t : inv.transceivers) {
-    const bool short_reach = t.span == "node-leaf";
+    const bool short_reach = t.span == "node-leaf" && !ocs;
     t.model = short_reach ? p.node_transceiver : p.switch_transceiver;
     t.span += short_reach ? " (SR multi-mode, <= 50 m)" : " (DR single-mode, <= 500 m)";
   }
