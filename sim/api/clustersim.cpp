@@ -139,6 +139,7 @@ PlanRanking search_plans(const std::string& yaml_text, const std::string& name, 
   out.screen_s = r.screen_s;
   out.replay_s = r.replay_s;
   if (r.replayed.empty()) out.no_plan_reason = r.no_plan_reason();
+  out.zero_bubble_note = r.zero_bubble_note();
   const auto ranked = [](const ReplayedPlan& p) {
     return RankedPlan{.plan = p.candidate,
                       .description = describe(p.candidate),
@@ -172,6 +173,7 @@ nlohmann::ordered_json ranking_json(const PlanRanking& r, const std::string& sce
   j["replay_s"] = r.replay_s;
   j["spearman"] = r.spearman;
   j["kendall"] = r.kendall;
+  j["zero_bubble"] = r.zero_bubble_note;
   j["replayed"] = nlohmann::ordered_json::array();
   for (const RankedPlan& p : r.sampled) {
     nlohmann::ordered_json e = candidate_json(p.plan);

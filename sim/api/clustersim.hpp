@@ -153,6 +153,8 @@ struct PlanRanking {
   double spearman = 0, kendall = 0;    ///< screen order vs replay order over the replayed plans
   double screen_s = 0, replay_s = 0;   ///< wall time of the two stages
   std::string no_plan_reason;          ///< why `plans` is empty; empty otherwise
+  /// Why the best plan runs a zero-bubble schedule or does not (SearchResult::zero_bubble_note); empty without plans.
+  std::string zero_bubble_note;
 };
 
 /// Searches the training plan of the scenario in `yaml_text` (`name` stands in for its file name in messages;

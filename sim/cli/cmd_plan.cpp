@@ -69,6 +69,7 @@ void register_plan_command(CLI::App& app) {
     }
     out << "\nwhy each lost to the one above:\n";
     for (std::size_t i = 1; i < r.plans.size(); ++i) out << fmt::format("  #{}: {}\n", i + 1, r.plans[i].why_lost);
+    out << fmt::format("\npipeline schedule: {}\n", r.zero_bubble_note);
     out << fmt::format("\nscreen vs replay over {} plans (top {} and {} spread over the ranking): "
                        "Spearman rho {:.3f}, Kendall tau {:.3f}\n",
                        r.sampled.size(), r.plans.size(), r.sampled.size() - r.plans.size(), r.spearman, r.kendall);

@@ -55,9 +55,11 @@ StepReplay::StepReplay(const ModelSpec& m, const ParallelPlan& p, const Training
       virtual_(p.chunks()),
       chunk_micro_batches_(p.schedule == PipelineSchedule::dualpipe ? micro_batches_ / 2 : micro_batches_) {
   stages_.resize(static_cast<std::size_t>(p.pp));
+  std::vector<std::vector<PipelineUnit>> orders =
+      pipeline_orders(p, micro_batches_, merges_forward_backward(m, p, t), costs.unit_times());
   for (int s = 0; s < p.pp; ++s) {
     Stage& st = stages_[static_cast<std::size_t>(s)];
-    st.order = pipeline_order(p, s, micro_batches_, merges_forward_backward(m, p, t), costs.unit_times());
+    st.order = std::move(orders[static_cast<std::size_t>(s)]);
     st.ready.assign(static_cast<std::size_t>(2 * micro_batches_ * virtual_), 0);
     st.backward_done.assign(static_cast<std::size_t>(virtual_), 0);
     st.gathered.assign(st.order.size(), zero3() ? 0 : 1);

@@ -129,6 +129,31 @@ std::string SearchResult::no_plan_reason() const {
   return "no plan replayed";
 }
 
+std::string SearchResult::zero_bubble_note() const {
+  if (replayed.empty()) return "";
+  const ReplayedPlan& best = best_replayed();
+  const PipelineSchedule chosen = best.candidate.plan.schedule;
+  if (splits_backward(chosen)) {
+    return fmt::format("chose {}: its backward's weight gradients fill the pipeline's bubbles", to_string(chosen));
+  }
+  const auto zero_bubble = [](const PlanCandidate& c) { return splits_backward(c.plan.schedule); };
+  for (const ReplayedPlan& p : replayed) {
+    if (zero_bubble(p.candidate)) return "no zero-bubble schedule: the best replayed one " + why_slower(p, best);
+  }
+  const auto it = std::find_if(ranked.begin(), ranked.end(), [&](const ScreenedPlan& p) { return zero_bubble(p.candidate); });
+  if (it != ranked.end()) {
+    return fmt::format("no zero-bubble schedule: the best of them ({}) screened {:.3f} s against {:.3f} s, outside "
+                       "the plans replayed",
+                       describe(it->candidate), it->step_s, ranked.front().step_s);
+  }
+  if (best.candidate.plan.pp == 1) {
+    return "no zero-bubble schedule: the best plan has no pipeline (pp 1), and no plan with one fits or divides "
+           "with at least 2 pp micro-batches per step";
+  }
+  return "no zero-bubble schedule: none fits in memory or has at least 2 pp micro-batches per step and one model "
+         "chunk per rank";
+}
+
 SearchResult search_plans(const SearchableScenario& loaded, const std::string& yaml_text, const std::string& name,
                           const SearchOptions& opt) {
   return search(loaded.scenario, [&] { return load_searchable_scenario(yaml_text, name).scenario; }, opt);

@@ -58,6 +58,9 @@ struct SearchResult {
 
   [[nodiscard]] const ReplayedPlan& best_replayed() const { return replayed.front(); }
   [[nodiscard]] std::string no_plan_reason() const;
+  /// Why the best plan runs, or does not run, a zero-bubble schedule (zb-h1, zb-h2, zb-v): the one it chose, or
+  /// what kept them out (no pipeline, too few micro-batches, memory), or how far the best of them fell behind.
+  [[nodiscard]] std::string zero_bubble_note() const;
 };
 
 /// Searches the plan of `loaded` (a scenario with `parallelism: search`; its own plan is ignored). Each replay

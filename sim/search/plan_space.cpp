@@ -29,7 +29,9 @@ void apply_candidate(const PlanCandidate& c, TrainingConfig& t) {
 std::string describe(const PlanCandidate& c) {
   const ParallelPlan& p = c.plan;
   std::string s = fmt::format("tp{} cp{} pp{} vpp{} dp{}", p.tp, p.cp, p.pp, p.virtual_stages, p.dp);
-  if (p.schedule == PipelineSchedule::dualpipe) s += " dualpipe";
+  if (p.schedule != PipelineSchedule::one_f_one_b && p.schedule != PipelineSchedule::interleaved) {
+    s += " " + to_string(p.schedule);
+  }
   if (p.ep > 1) s += fmt::format(" ep{}", p.ep);
   s += fmt::format(" mb{} {} zero{}", c.micro_batch, to_string(c.recompute), p.zero_stage);
   std::string o;
@@ -94,6 +96,15 @@ void enumerate_plans(const Scenario& sc, PlanSpaceCounts& counts, const std::fun
               std::vector<PipelineSchedule> schedules{v > 1 ? PipelineSchedule::interleaved : PipelineSchedule::one_f_one_b};
               if (v == 1 && pp >= 2 && pp % 2 == 0 && micro_batches % 2 == 0 && micro_batches >= 2 * pp) {
                 schedules.push_back(PipelineSchedule::dualpipe);
+              }
+              // The synchronous zero-bubble schedules where the pipeline holds at least 2 pp micro-batches (with
+              // fewer, ZB-H2 cannot fill its warm-up and the V its way back): ZB-H1 (1F1B's memory), ZB-H2 (about
+              // twice it) and ZB-V (two pieces per rank, each of half a stage's layers). PipeDream's stale-weight
+              // schedules change the training itself, so the search leaves them to the user.
+              if (v == 1 && pp >= 2 && micro_batches >= 2 * pp) {
+                schedules.push_back(PipelineSchedule::zb_h1);
+                schedules.push_back(PipelineSchedule::zb_h2);
+                if (m.layers >= 2 * pp) schedules.push_back(PipelineSchedule::zb_v);
               }
               for (const PipelineSchedule schedule : schedules) {
               for (const Recompute rc : recomputes) {

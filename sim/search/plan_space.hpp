@@ -6,6 +6,8 @@
 //   dp    the rest: gpus / (tp * cp * pp)
 //   vpp   virtual stages per rank, dividing layers / pp (> 1 only with pp > 1: interleaved 1F1B, which also
 //         needs the micro-batches per step divisible by pp)
+//   schedule  1F1B (interleaved with vpp > 1); with vpp 1 also DualPipe (even pp, an even number of at least
+//         2 pp micro-batches) and the zero-bubble zb-h1, zb-h2 and zb-v (at least 2 pp micro-batches)
 //   ep    (MoE only) divides the experts and dp * cp
 //   mb    micro-batch: divides global_batch / dp
 //   recompute none | full, and selective with the unfused attention kernel (with flash attention selective

@@ -57,6 +57,7 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
   p.ep = c.plan.ep;
   p.expert_tp = c.plan.expert_tp;
   p.pp = 2;
+  p.schedule = PipelineSchedule::zb_h1;  // a split backward: its W part too (the same kernels either way)
   // The layer's collectives run over stage 0's first TP group and its CP and EP groups, which are the same for
   // any DP degree that makes the stage a whole number of EP blocks (RankLayout::ep_groups): the smallest such
   // degree lists the fewest ranks (at CP 16 x EP 256 a DP of EP would list 8,192 per stage).
@@ -95,6 +96,7 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
     LayerCost lc;
     lc.f = u4.forward(0, 0).total() - u2.forward(0, 0).total();
     lc.b = u4.backward(0, 0).total() - u2.backward(0, 0).total();
+    lc.w = u4.weight_grad(0, 0).total() - u2.weight_grad(0, 0).total();
     const Time embed_f = u2.forward(0, 0).total() - lc.f, embed_b = u2.backward(0, 0).total() - lc.b;
     const Time out_f = u2.forward(1, 0).total() - lc.f, out_b = u2.backward(1, 0).total() - lc.b;
     if (embed_f + embed_b >= out_f + out_b) {
@@ -156,6 +158,7 @@ const ScreenModel::LayerCost& ScreenModel::layer_cost(const PlanCandidate& c) {
       const double share = static_cast<double>(n) / m.layers;
       lc.f = add(lc.f, k.f, share);
       lc.b = add(lc.b, k.b, share);
+      lc.w = add(lc.w, k.w, share);
       lc.extra_f = add(lc.extra_f, k.extra_f, share);
       lc.extra_b = add(lc.extra_b, k.extra_b, share);
       lc.merged = add(lc.merged, k.merged, share);
@@ -186,6 +189,16 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
       // DualPipe's (pp/2 - 1)(F&B + B - 3W) with the weight gradient inside the backward (W = 0, as replayed).
       bubble = (per_layer + lc.b.seconds()) * layers_per_stage * (p.pp / 2 - 1.0) + p2p * 2.0 * (p.pp - 1.0);
     }
+    // The zero-bubble schedules' bubbles (Qi et al. 2024, Table 1; lc.b is the whole backward, B + W): ZB-H1
+    // (pp-1)(F + B - W), ZB-H2 (pp-1)(F + B - 2W) when positive; ZB-V the latter on pieces of half a stage.
+    const double f = lc.f.seconds(), w = lc.w.seconds(), b_in = lc.b.seconds() - w, per_stage = layers_per_stage;
+    if (p.schedule == PipelineSchedule::zb_h1) bubble = (f + b_in - w) * per_stage * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
+    if (p.schedule == PipelineSchedule::zb_h2) {
+      bubble = std::max(0.0, f + b_in - 2.0 * w) * per_stage * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
+    }
+    if (p.schedule == PipelineSchedule::zb_v) {
+      bubble = std::max(0.0, f + b_in - 2.0 * w) * per_stage / 2.0 * (p.pp - 1.0) + p2p * 4.0 * (p.pp - 1.0);
+    }
   }
   // The busiest stage's parameters (the first or last, which hold the embedding or the output layer).
   const double params = std::max(params_per_gpu(sc_.model, p, 0), params_per_gpu(sc_.model, p, p.pp - 1));
@@ -214,7 +227,9 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
       const double unit = per_layer * layers_per_stage / p.chunks();
       const double exposed = c.overlap.param_gather ? std::max(0.0, gather * 2.0 - unit) : gather * 2.0;
       // Units per step: each of m micro-batches through each chunk; DualPipe's chunks take half of them each.
-      param_gather = exposed * m * (p.schedule == PipelineSchedule::dualpipe ? 1 : p.chunks());
+      // Split schedules gather once more for each W.
+      const double units = p.schedule == PipelineSchedule::dualpipe ? 1 : p.chunks();
+      param_gather = exposed * m * units * (splits_backward(p.schedule) ? 1.5 : 1.0);
     }
   }
   const double opt_bytes = params / (p.zero_stage >= 1 ? shard : 1.0) * 30.0;  // Adam: 30 B per parameter

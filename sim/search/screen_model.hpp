@@ -57,6 +57,7 @@ class ScreenModel {
  private:
   struct LayerCost {
     Time f, b;              ///< one transformer layer
+    Time w;                 ///< the weight-gradient part of `b` (zero-bubble schedules)
     Time extra_f, extra_b;  ///< the heavier of the embedding and the output layer
     double flops = 0;       ///< model FLOPs of one layer fwd+bwd per GPU
     double extra_flops = 0; ///< embedding + output model FLOPs per GPU

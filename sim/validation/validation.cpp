@@ -800,14 +800,17 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     return std::nullopt;
   }
   if (choose_layout || choose_batching) {
-    // No schedule the row does not state: DualPipe only where it says so.
-    PlanFilter keep = [](const ParallelPlan& q, const Overlap&) { return q.schedule != PipelineSchedule::dualpipe; };
+    // No schedule the row does not state: DualPipe and the zero-bubble schedules only where it says so.
+    const auto stated = [](PipelineSchedule s) {
+      return s == PipelineSchedule::one_f_one_b || s == PipelineSchedule::interleaved || s == PipelineSchedule::gpipe;
+    };
+    PlanFilter keep = [stated](const ParallelPlan& q, const Overlap&) { return stated(q.schedule); };
     // A framework that does not overlap DP communication (legacy Megatron-LM) keeps it exposed in every plan.
     const bool dp_exposed = !tr.overlap.grad_reduce;
     if (choose_layout && (contains(fw, "Megatron") || nemo)) {
       // Megatron-Core shards optimizer state (its distributed optimizer, ZeRO-1) and nothing more.
-      keep = [ep_comm = tr.overlap.ep_comm](const ParallelPlan& q, const Overlap& o) {
-        return q.zero_stage <= 1 && (ep_comm || !o.ep_comm) && q.schedule != PipelineSchedule::dualpipe;
+      keep = [ep_comm = tr.overlap.ep_comm, stated](const ParallelPlan& q, const Overlap& o) {
+        return q.zero_stage <= 1 && (ep_comm || !o.ep_comm) && stated(q.schedule);
       };
     }
     if (choose_batching) {

@@ -158,6 +158,8 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
     for (int s = 0; s < p.pp; ++s) stages.push_back(s);
   }
   const int mbs = static_cast<int>(t.micro_batches(p));
+  const std::vector<std::vector<PipelineUnit>> orders =
+      counted_from_order(p) ? pipeline_orders(p, mbs, merges_forward_backward(m, p, t)) : std::vector<std::vector<PipelineUnit>>{};
   for (const int stage : stages) {
     MemoryBreakdown b;
     b.stage = stage;
@@ -197,7 +199,7 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
       // that needs them has run (W, or the whole backward). The merged forward-backward order runs its extra
       // forward first, so it is counted too.
       const std::vector<double> chunks = chunk_activation_bytes(m, p, t, stage);
-      act = held_activations_peak(pipeline_order(p, stage, mbs, merges_forward_backward(m, p, t)), chunks);
+      act = held_activations_peak(orders[static_cast<std::size_t>(stage)], chunks);
     }
     const bool last = holds_last_piece(p, stage);
     if (last && m.mtp_layers > 0 && !counted_from_order(p)) {  // (counted with the last piece's chunk above)

@@ -298,6 +298,19 @@ std::vector<std::vector<PipelineUnit>> greedy_orders(int pp, int m, bool v, int 
 
 }  // namespace
 
+std::vector<std::vector<PipelineUnit>> pipeline_orders(const ParallelPlan& p, int m, bool merge_forward_backward,
+                                                       const UnitTimes& times) {
+  // ZB-H2: at most 2pp-1 micro-batches on a rank (Qi et al. 2024, Table 1), built greedily as the paper's tail
+  // ("a parallelogram") needs the Bs of the drain to run back to back. ZB-V: 2pp chunk activations, 1F1B's pp
+  // micro-batches of a whole stage, one kept for the way back (none let a rank fill up with first-piece forwards
+  // and stall; two left a larger bubble on zero_bubble_test.cpp's cases).
+  if (p.schedule == PipelineSchedule::zb_h2) return greedy_orders(p.pp, m, false, 2 * p.pp - 1, 0, times);
+  if (p.schedule == PipelineSchedule::zb_v) return greedy_orders(p.pp, m, true, 2 * p.pp, 1, times);
+  std::vector<std::vector<PipelineUnit>> out;
+  for (int s = 0; s < p.pp; ++s) out.push_back(pipeline_order(p, s, m, merge_forward_backward, times));
+  return out;
+}
+
 double held_activations_peak(const std::vector<PipelineUnit>& order, const std::vector<double>& chunk_bytes) {
   double held = 0, peak = 0;
   for (const PipelineUnit& u : order) {
@@ -327,12 +340,9 @@ std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int m
   if (p.schedule == PipelineSchedule::dualpipe_v) return dualpipe_v_order(p.pp, stage, m, merge_forward_backward);
   const auto rank = static_cast<std::size_t>(stage);
   if (p.schedule == PipelineSchedule::zb_h1) return zero_bubble_h1_order(p.pp, stage, m);
-  // ZB-H2: at most 2pp-1 micro-batches on a rank (Qi et al. 2024, Table 1), built greedily as the paper's tail
-  // ("a parallelogram") needs the Bs of the drain to run back to back. ZB-V: 2pp chunk activations, 1F1B's pp
-  // micro-batches of a whole stage, one kept for the way back (none let a rank fill up with first-piece forwards
-  // and stall; two left a larger bubble on zero_bubble_test.cpp's cases).
-  if (p.schedule == PipelineSchedule::zb_h2) return greedy_orders(p.pp, m, false, 2 * p.pp - 1, 0, times)[rank];
-  if (p.schedule == PipelineSchedule::zb_v) return greedy_orders(p.pp, m, true, 2 * p.pp, 1, times)[rank];
+  if (p.schedule == PipelineSchedule::zb_h2 || p.schedule == PipelineSchedule::zb_v) {
+    return pipeline_orders(p, m, merge_forward_backward, times)[rank];
+  }
   std::vector<PipelineUnit> out;
   const int v = p.schedule == PipelineSchedule::interleaved ? p.virtual_stages : 1;
   const int total = m * v;

@@ -52,6 +52,11 @@ struct UnitTimes {
 [[nodiscard]] std::vector<PipelineUnit> pipeline_order(const ParallelPlan& p, int stage, int micro_batches,
                                                        bool merge_forward_backward = false, const UnitTimes& times = {});
 
+/// pipeline_order for every rank, in rank order (a list-scheduled order is built once for all of them).
+[[nodiscard]] std::vector<std::vector<PipelineUnit>> pipeline_orders(const ParallelPlan& p, int micro_batches,
+                                                                     bool merge_forward_backward = false,
+                                                                     const UnitTimes& times = {});
+
 /// The most activations rank `stage` holds at once when it runs `order`: a forward adds `chunk_bytes[chunk]` (any
 /// unit, any scale), the unit that finishes that micro-batch's weight gradient on the chunk (a whole backward or W)
 /// frees it; a B frees nothing (W still needs the layer inputs and the output gradients).
