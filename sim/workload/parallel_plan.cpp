@@ -124,8 +124,9 @@ void check_plan(const SourceLocation& where, const ModelSpec& m, const ParallelP
   if (virtual_stage_layer_counts(m, p).empty()) {
     const int extra = (p.embedding_in_split ? 1 : 0) + (p.loss_in_split ? 1 : 0);
     fail("parallelism.pp", "layers (" + std::to_string(m.layers) + (extra ? " plus " + std::to_string(extra) + " counted for embedding/loss" : "") +
-                               ") cannot be split over pp*virtual_stages (" + std::to_string(p.pp * p.virtual_stages) +
-                               ") virtual stages" + (p.first_stage_layers >= 0 || p.last_stage_layers >= 0 ? " with the given first/last-stage layers" : ""));
+                               ") cannot be split over " +
+                               (v_shaped(p.schedule) ? "the V's 2*pp (" + std::to_string(p.pieces()) + ") pieces"
+                                                     : "pp*virtual_stages (" + std::to_string(p.pieces()) + ") virtual stages") + (p.first_stage_layers >= 0 || p.last_stage_layers >= 0 ? " with the given first/last-stage layers" : ""));
   }
   if (t.overlap.ep_comm) {
     // Megatron-Core's own conditions for overlap_moe_expert_parallel_comm (TransformerConfig checks).
