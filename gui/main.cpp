@@ -3,7 +3,8 @@
 // (with --pin: runs it as written, pins it as the baseline, then applies the --set edits and runs again), renders
 // the window with the chart tab TAB shown, writes FILE.png and exits; with QT_QPA_PLATFORM=offscreen it needs
 // no display. --sweep DB [--plot X,Y] [--series AXIS] [--pareto] opens a sweep results database in the Sweep
-// tab. --view search searches the scenario's plan (--top K plans replayed) and shows the ranking.
+// tab. --view design designs the fabrics of the scenario's job and shows the Pareto plot. --view search searches
+// the scenario's plan (--top K plans replayed) and shows the ranking.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTabWidget>
@@ -12,6 +13,7 @@
 
 #include "gui/charts_panel.hpp"
 #include "gui/main_window.hpp"
+#include "gui/design_view.hpp"
 #include "gui/plan_search_view.hpp"
 #include "gui/sweep_view.hpp"
 #include "sim/api/clustersim.hpp"
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
   cli.addHelpOption();
   cli.addVersionOption();
   cli.addOption({"screenshot", "Run SCENARIO, save the window as FILE.png and exit.", "FILE.png"});
-  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep, search).",
+  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep, search, design).",
                  "TAB", "breakdown"});
   cli.addOption({"pin", "With --screenshot: run SCENARIO as written first and pin it as the baseline."});
   cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
@@ -91,7 +93,7 @@ int main(int argc, char** argv) {
       if (cli.isSet("series")) window.sweep_view()->set_series_by(cli.value("series"));
       window.sweep_view()->set_pareto(cli.isSet("pareto"));
     }
-    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep", "search"};
+    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep", "search", "design"};
     const int tab = static_cast<int>(tabs.indexOf(cli.value("view")));
     if (tab < 0) {
       std::cerr << "clustersim-gui: --view must be one of " << tabs.join(", ").toStdString() << "\n";
@@ -114,6 +116,15 @@ int main(int argc, char** argv) {
       search->wait();
       if (search->ranking().plans.empty()) {
         std::cerr << "clustersim-gui: " << search->summary_text().toStdString() << "\n";
+        return 2;
+      }
+    }
+    if (cli.value("view") == "design") {
+      cs::gui::DesignView* design = window.design_view();
+      if (!design->start()) return 2;
+      design->wait();
+      if (design->report().candidates.empty()) {
+        std::cerr << "clustersim-gui: " << design->summary_text().toStdString() << "\n";
         return 2;
       }
     }

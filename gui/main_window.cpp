@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include "gui/charts_panel.hpp"
+#include "gui/design_view.hpp"
 #include "gui/human_units.hpp"
 #include "gui/param_form.hpp"
 #include "gui/plan_search_view.hpp"
@@ -97,6 +98,8 @@ void MainWindow::build_layout() {
           [this](const QString& label, const QString& yaml) { load_scenario_text_into_editor(yaml, label); });
   search_ = new PlanSearchView(doc_);
   charts_->addTab(search_, "Plan search");
+  design_ = new DesignView(doc_);
+  charts_->addTab(design_, "Design");
   connect(search_, &PlanSearchView::plan_applied, this, [this](const QString& description) {
     form_->reload();
     form_->show_field("parallelism.tp");

@@ -24,6 +24,7 @@ namespace cs::gui {
 
 class ChartsPanel;
 class ParamForm;
+class DesignView;
 class PlanSearchView;
 class RunsTable;
 class SweepView;
@@ -70,6 +71,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] RunsTable* runs_table() const { return runs_; }
   [[nodiscard]] SweepView* sweep_view() const { return sweep_; }
   [[nodiscard]] PlanSearchView* plan_search_view() const { return search_; }
+  [[nodiscard]] DesignView* design_view() const { return design_; }
   [[nodiscard]] QAction* run_action() const { return run_action_; }
   /// The message in the error banner; empty when none is shown.
   [[nodiscard]] QString error_text() const;
@@ -108,6 +110,7 @@ class MainWindow : public QMainWindow {
   RunsTable* runs_ = nullptr;
   SweepView* sweep_ = nullptr;
   PlanSearchView* search_ = nullptr;
+  DesignView* design_ = nullptr;
   ScenarioRunner* runner_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* status_ = nullptr;
