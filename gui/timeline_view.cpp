@@ -21,6 +21,7 @@ QColor span_color(const Span& s) {
   if (s.stream == "compute") {
     if (s.name.rfind("F ", 0) == 0) return QColor("#3498db");
     if (s.name.rfind("B ", 0) == 0) return QColor("#1a5276");
+    if (s.name.rfind("W ", 0) == 0) return QColor("#d4ac0d");  // a zero-bubble schedule's weight gradient
     return QColor("#8e44ad");  // optimizer step
   }
   if (s.stream == "pp comm") return QColor("#e67e22");
@@ -112,7 +113,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   // Legend: what the colours mean.
   int x = 8;
   const int legend_y = axis_y + kAxis + 4;
-  for (const auto& [name, color] : {std::pair{"forward", "#3498db"}, std::pair{"backward", "#1a5276"},
+  for (const auto& [name, color] : {std::pair{"forward", "#3498db"}, std::pair{"backward (B)", "#1a5276"},
+                                    std::pair{"weight grad (W)", "#d4ac0d"},
                                     std::pair{"optimizer", "#8e44ad"}, std::pair{"pp transfer", "#e67e22"},
                                     std::pair{"dp reduction", "#27ae60"}, std::pair{"param gather", "#c0392b"}}) {
     p.fillRect(QRect(x, legend_y + 3, 12, 12), QColor(color));
