@@ -5,6 +5,7 @@
 // back on one leaf.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "sim/design/placement_optimiser.hpp"
@@ -67,6 +68,28 @@ TEST(Placement, TheFullSimulationConfirmsTheGainAndKeepsIt) {
   ASSERT_EQ(slots.size(), 4U);
   EXPECT_EQ(slots[0] / 2, slots[1] / 2);
   EXPECT_EQ(slots[2] / 2, slots[3] / 2);
+}
+
+TEST(Placement, IrregularNodeSetKeepsItsPositionsAndPairsWhatItCan) {
+  // A scheduler's fragment: the job's four nodes at positions [0, 2, 1, 6] of a 7-position fabric (leaves hold
+  // positions {0, 1}, {2, 3}, {4, 5}, {6}): leaf 0 has two of the job's seats, leaves 1 and 3 one each. Megatron's
+  // order crosses both DP pairs; the best this set allows is one DP pair on leaf 0 and the other crossing.
+  Scenario sc = scrambled_job();
+  FabricSpec f = sc.topology.fabric();
+  f.node_slots = {0, 2, 1, 6};
+  sc.topology = build_topology("fragment", sc.topology.node(), f, 4);
+  const RunResult r = run_with_placement(sc, run_scenario(sc));
+  ASSERT_TRUE(r.placement.has_value());
+  const NodeTraffic t = node_traffic(sc.model, sc.plan, sc.training, 8, 4);
+  // Default: both DP pairs cross (2 hops), PP pair (0, 2) shares leaf 0, PP pair (1, 3) crosses.
+  EXPECT_DOUBLE_EQ(r.placement->cost_default, 2.0 * 2.0 * t.at(0, 1) + 2.0 * t.at(1, 3));
+  // Optimised: one DP pair on leaf 0; the other DP pair and both PP pairs cross.
+  EXPECT_DOUBLE_EQ(r.placement->cost, 2.0 * t.at(0, 1) + 2.0 * 2.0 * t.at(0, 2));
+  std::vector<int> used = r.placement->node_slots;
+  std::sort(used.begin(), used.end());
+  EXPECT_EQ(used, (std::vector<int>{0, 1, 2, 6}));  // the job keeps the positions it was given
+  EXPECT_TRUE(r.placement->kept);
+  EXPECT_LT(r.placement->step_time, r.placement->step_time_default);
 }
 
 TEST(Placement, NeverKeptWhenNotFaster) {
