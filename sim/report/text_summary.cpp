@@ -45,7 +45,8 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
   const std::string modules = sc.training.recompute != Recompute::full ? sc.training.recompute_modules.names() : "";
   out += fmt::format("  plan: TP{} PP{} DP{} CP{} EP{}, {} ({} {}), ZeRO-{}, {} recompute{}, {}\n", sc.plan.tp,
                      sc.plan.pp, sc.plan.dp, sc.plan.cp, sc.plan.ep, to_string(sc.plan.schedule),
-                     sc.plan.schedule == PipelineSchedule::interleaved ? "virtual stages" : "model pieces per rank",
+                     sc.plan.schedule == PipelineSchedule::dualpipe || v_shaped(sc.plan.schedule) ? "model pieces per rank"
+                                                                                                   : "virtual stages",
                      sc.plan.chunks(), sc.plan.zero_stage, to_string(sc.training.recompute),
                      modules.empty() ? "" : " (modules " + modules + ")", to_string(sc.training.precision));
   out += fmt::format("  batch: {} sequences x {} tokens, micro-batch {}, {} micro-batches per step\n\n",
