@@ -21,6 +21,15 @@
 
 namespace cs::api {
 
+ScheduleRun schedule(const std::string& path, const std::vector<Setting>& settings) {
+  for (const Setting& s : settings) {
+    if (const auto why = check_value(InputKind::schedule, s.key, s.value)) {
+      throw InputError({"--set " + s.key + "=" + s.value, 0, 0}, s.key, *why);
+    }
+  }
+  return run_schedule(load_schedule_file(path, settings));
+}
+
 std::string version() { return CS_VERSION; }
 
 std::string_view to_string(InputKind k) {
@@ -29,12 +38,14 @@ std::string_view to_string(InputKind k) {
     case InputKind::topology: return "topology";
     case InputKind::profile: return "profile";
     case InputKind::sweep: return "sweep";
+    case InputKind::schedule: return "schedule";
   }
   return "?";
 }
 
 std::optional<InputKind> parse_input_kind(std::string_view s) {
-  for (InputKind k : {InputKind::scenario, InputKind::topology, InputKind::profile, InputKind::sweep}) {
+  for (InputKind k : {InputKind::scenario, InputKind::topology, InputKind::profile, InputKind::sweep,
+                      InputKind::schedule}) {
     if (to_string(k) == s) return k;
   }
   return std::nullopt;
@@ -46,6 +57,7 @@ const ParamSection& schema(InputKind kind) {
     case InputKind::topology: return topology_schema();
     case InputKind::profile: return profile_schema();
     case InputKind::sweep: return sweep_schema();
+    case InputKind::schedule: return schedule_schema();
   }
   return scenario_schema();
 }

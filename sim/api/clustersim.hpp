@@ -29,6 +29,7 @@
 #include "sim/report/param_docs.hpp"
 #include "sim/report/text_summary.hpp"
 #include "sim/report/trace_writer.hpp"
+#include "sim/schedule/schedule_report.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/scenario/scenario.hpp"
 #include "sim/validation/validation.hpp"
@@ -41,7 +42,7 @@ namespace cs::api {
 [[nodiscard]] std::string version();
 
 /// The kinds of input file clustersim reads, each with a declared schema.
-enum class InputKind { scenario, topology, profile, sweep };
+enum class InputKind { scenario, topology, profile, sweep, schedule };
 /// "scenario", ...
 [[nodiscard]] std::string_view to_string(InputKind k);
 [[nodiscard]] std::optional<InputKind> parse_input_kind(std::string_view s);
@@ -65,6 +66,12 @@ enum class InputKind { scenario, topology, profile, sweep };
 [[nodiscard]] std::string param_table_markdown(const std::string& name);
 /// `doc` with every `<!-- params: NAME -->` ... `<!-- /params -->` block re-rendered from the declarations.
 [[nodiscard]] std::string update_param_docs(const std::string& doc);
+
+/// A shared cluster over time (`clustersim schedule`, docs/schedule.md): the schedule file at `path`, with
+/// `settings` written over its keys (`--set policy=tidal`), loaded with every scenario it names, its jobs and
+/// services priced and the cluster simulated. Render it with schedule_json, schedule_summary, schedule_trace.
+/// Throws InputError located at the schedule's key (or the setting) for bad input.
+[[nodiscard]] ScheduleRun schedule(const std::string& path, const std::vector<Setting>& settings = {});
 
 /// Thrown by run() and search_plans() when their cancel flag was set while they ran.
 struct Cancelled : std::exception {

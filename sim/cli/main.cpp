@@ -12,6 +12,7 @@
 #include "sim/cli/cmd_results.hpp"
 #include "sim/cli/cmd_run.hpp"
 #include "sim/cli/cmd_schema.hpp"
+#include "sim/cli/cmd_schedule.hpp"
 #include "sim/cli/cmd_sweep.hpp"
 #include "sim/cli/cmd_tco.hpp"
 #include "sim/cli/cmd_validate.hpp"
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   cs::cli::register_cost_command(app);
   cs::cli::register_collective_command(app);
   cs::cli::register_sweep_command(app);
+  cs::cli::register_schedule_command(app);
   cs::cli::register_results_command(app);
   cs::cli::register_plan_command(app);
   cs::cli::register_design_command(app);

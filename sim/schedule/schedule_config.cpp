@@ -1,0 +1,249 @@
+#include "sim/schedule/schedule_config.hpp"
+
+#include <filesystem>
+#include <set>
+
+namespace cs {
+
+const EnumTable<Policy>& policy_names() {
+  static const EnumTable<Policy> t{
+      {Policy::fifo, "fifo"}, {Policy::backfill, "backfill"}, {Policy::priority, "priority"}, {Policy::tidal, "tidal"}};
+  return t;
+}
+
+namespace {
+
+std::string resolve(const std::string& base_file, const std::string& relative) {
+  if (relative.empty() || std::filesystem::path(relative).is_absolute()) return relative;
+  return (std::filesystem::path(base_file).parent_path() / relative).lexically_normal().string();
+}
+
+/// `set:` of a job or service: a mapping of scenario key path to value, written over its scenario.
+std::vector<Setting> read_set(const InputNode& n) {
+  n.require(n.is_map(), "must be a mapping of scenario key path to value (serving.engine.max_seqs: 128)");
+  std::vector<Setting> out;
+  for (const std::string& key : n.keys()) {
+    const InputNode v = n.at(key);
+    v.require(v.is_scalar(), "a value to set must be a scalar");
+    out.push_back({key, v.as<std::string>()});
+  }
+  return out;
+}
+
+template <class T>
+void add_set(ParamTable<T>& p) {
+  ParamSpec set{.key = "set", .type = ParamType::list,
+                .help = "scenario keys written over its scenario's values: a mapping of key path to value",
+                .default_text = "none"};
+  set.check = [](const InputNode& n) { (void)read_set(n); };
+  p.custom(std::move(set), [](const InputNode& n, T& out) { out.set = read_set(n); });
+}
+
+const ParamTable<ClusterSpec>& cluster_params() {
+  static const ParamTable<ClusterSpec> t = [] {
+    ParamTable<ClusterSpec> p("cluster", "The shared cluster.");
+    p.field("scenario", &ClusterSpec::scenario,
+            {.help = "a scenario file (relative to the schedule) whose topology, GPU profile, facility and price "
+                     "book are the cluster's",
+             .required = true});
+    p.field("gpus", &ClusterSpec::gpus,
+            {.help = "GPUs in the cluster", .positive = true, .default_text = "the scenario's cluster.gpus"});
+    p.field("circuit", &ClusterSpec::circuit,
+            {.help = "provisioned facility power: an hour whose peak exceeds it is reported (a tripped breaker)",
+             .positive = true, .default_text = "not checked"});
+    return p;
+  }();
+  return t;
+}
+
+const ParamTable<TrainingJobSpec>& training_params() {
+  static const ParamTable<TrainingJobSpec> t = [] {
+    ParamTable<TrainingJobSpec> p("training", "Training jobs (a list; each entry has these keys).");
+    p.field("name", &TrainingJobSpec::name, {.help = "the job's name, unique in the file", .required = true});
+    p.field("tenant", &TrainingJobSpec::tenant, {.help = "who pays for it (cost per tenant)"});
+    p.field("scenario", &TrainingJobSpec::scenario,
+            {.help = "a training scenario (relative to the schedule); its cluster.gpus is set to the job's GPUs "
+                     "and parallelism.dp follows",
+             .required = true});
+    p.field("gpus", &TrainingJobSpec::gpus,
+            {.help = "a fixed allocation", .positive = true, .default_text = "the scenario's cluster.gpus"});
+    p.field("min_gpus", &TrainingJobSpec::min_gpus,
+            {.help = "elastic: fewest GPUs it runs on (with max_gpus)", .positive = true, .default_text = "none"});
+    p.field("max_gpus", &TrainingJobSpec::max_gpus,
+            {.help = "elastic: most GPUs it runs on", .positive = true, .default_text = "none"});
+    p.field("tokens", &TrainingJobSpec::tokens,
+            {.help = "tokens to train", .positive = true, .default_text = "the scenario's training.tokens"});
+    p.field("priority", &TrainingJobSpec::priority, {.help = "higher runs first (priority, tidal)"});
+    p.field("submit", &TrainingJobSpec::submit, {.help = "submit time from the start of the span", .min = 0.0});
+    p.field("checkpoint_interval", &TrainingJobSpec::checkpoint_interval,
+            {.help = "a failure loses the work since the last checkpoint", .positive = true});
+    p.field("restart", &TrainingJobSpec::restart,
+            {.help = "time from a (re)start to the first step (scheduling, initialisation, checkpoint restore)",
+             .min = 0.0, .default_text = "facility.reliability.restart_overhead"});
+    add_set(p);
+    p.check([](const InputNode& n, TrainingJobSpec& j) {
+      j.where = n.location();
+      if (n.has("gpus") && (n.has("min_gpus") || n.has("max_gpus"))) {
+        n.at("gpus").fail("give gpus (fixed) or min_gpus and max_gpus (elastic), not both");
+      }
+      if (n.has("min_gpus") != n.has("max_gpus")) (void)n.at(n.has("min_gpus") ? "max_gpus" : "min_gpus");
+      if (j.min_gpus > j.max_gpus) n.at("min_gpus").fail("exceeds max_gpus");
+    });
+    return p;
+  }();
+  return t;
+}
+
+const ParamTable<BatchJobSpec>& batch_params() {
+  static const ParamTable<BatchJobSpec> t = [] {
+    ParamTable<BatchJobSpec> p("batch", "Batch jobs (evaluations, fine-tunes) of known size and duration (a list).");
+    p.field("name", &BatchJobSpec::name, {.help = "the job's name, unique in the file", .required = true});
+    p.field("tenant", &BatchJobSpec::tenant, {.help = "who pays for it"});
+    p.field("gpus", &BatchJobSpec::gpus, {.help = "GPUs it needs, all at once", .positive = true});
+    p.field("duration", &BatchJobSpec::duration,
+            {.help = "run time on its GPUs, alone", .positive = true, .required = true});
+    p.field("priority", &BatchJobSpec::priority, {.help = "higher runs first (priority, tidal)"});
+    p.field("submit", &BatchJobSpec::submit, {.help = "submit time from the start of the span", .min = 0.0});
+    p.field("memory_per_gpu", &BatchJobSpec::memory_per_gpu,
+            {.help = "GPU memory it holds (for the out-of-memory check when GPUs are shared)", .min = 0.0,
+             .default_text = "0: not checked"});
+    p.check([](const InputNode& n, BatchJobSpec& j) { j.where = n.location(); });
+    return p;
+  }();
+  return t;
+}
+
+std::array<double, 24> read_rates(const InputNode& n) {
+  const auto elements = n.elements();
+  n.require(elements.size() == 24 || elements.size() == 1,
+            "needs 24 rates (requests/s in each hour of the day from midnight) or one for every hour, got " +
+                std::to_string(elements.size()));
+  std::array<double, 24> r{};
+  for (std::size_t h = 0; h < 24; ++h) {
+    r[h] = param_detail::read_checked<double>(elements[elements.size() == 1 ? 0 : h], {.min = 0.0});
+  }
+  return r;
+}
+
+const ParamTable<ServiceSpec>& service_params() {
+  static const ParamTable<ServiceSpec> t = [] {
+    ParamTable<ServiceSpec> p("services", "Inference services (a list; each entry has these keys).");
+    p.field("name", &ServiceSpec::name, {.help = "the service's name, unique in the file", .required = true});
+    p.field("tenant", &ServiceSpec::tenant, {.help = "who pays for it"});
+    p.field("scenario", &ServiceSpec::scenario,
+            {.help = "a serving scenario (relative to the schedule): model, deployment (tp, pp of one replica), "
+                     "engine, SLO and lengths; its load and replicas are replaced by the schedule's",
+             .required = true});
+    ParamSpec rate{.key = "rate", .type = ParamType::list,
+                   .help = "requests per second in each hour of the day from midnight: 24 values, or one for "
+                           "every hour",
+                   .required = true};
+    rate.check = [](const InputNode& n) { (void)read_rates(n); };
+    p.custom(std::move(rate), [](const InputNode& n, ServiceSpec& s) { s.rate = read_rates(n); });
+    p.field("min_replicas", &ServiceSpec::min_replicas, {.help = "replicas at least", .min = 0.0});
+    p.field("max_replicas", &ServiceSpec::max_replicas,
+            {.help = "replicas at most", .positive = true, .default_text = "no limit"});
+    p.field("target_attainment", &ServiceSpec::target_attainment,
+            {.help = "the autoscaler runs enough replicas that this share of requests meets the SLO", .max = 1.0,
+             .positive = true});
+    p.field("priority", &ServiceSpec::priority, {.help = "against jobs (priority, tidal)"});
+    p.field("mps_limit", &ServiceSpec::mps_limit,
+            {.help = "isolation mps: the replica's share of the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE / 100); 0: "
+                     "no limit",
+             .min = 0.0, .max = 1.0});
+    p.field("mig_slices", &ServiceSpec::mig_slices,
+            {.help = "isolation mig: compute slices (of 7) of a replica's instance", .positive = true});
+    add_set(p);
+    p.check([](const InputNode& n, ServiceSpec& s) {
+      s.where = n.location();
+      if (s.min_replicas > s.max_replicas) n.at("min_replicas").fail("exceeds max_replicas");
+    });
+    return p;
+  }();
+  return t;
+}
+
+template <class T>
+ParamSection list_schema(const ParamTable<T>& table) {
+  ParamSection s = table.schema();
+  return s;
+}
+
+template <class T>
+std::vector<T> read_list(const InputNode& n, const ParamTable<T>& table) {
+  n.require(n.is_sequence(), "must be a list of entries");
+  std::vector<T> out;
+  for (const InputNode& e : n.elements()) {
+    e.require(e.is_map(), "an entry must be a mapping of keys");
+    T item;
+    table.read(e, item);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+const ParamTable<ScheduleConfig>& schedule_params() {
+  static const ParamTable<ScheduleConfig> t = [] {
+    ParamTable<ScheduleConfig> p("", "A shared cluster over time (docs/schedule.md).");
+    p.custom(format_version_spec("schedule", {1}, "; see docs/schedule.md"), [](const InputNode&, ScheduleConfig&) {});
+    p.field("name", &ScheduleConfig::name, {.help = "the schedule's name", .required = true});
+    p.field("span", &ScheduleConfig::span, {.help = "simulated time from the start (midnight)", .positive = true});
+    p.section(&ScheduleConfig::cluster, cluster_params(), true);
+    p.choice("policy", &ScheduleConfig::policy, policy_names(),
+             {.help = "fifo, backfill (Slurm EASY), priority (with preemption: Kubernetes priority classes), tidal "
+                      "(priority; elastic training takes what services leave at night)"});
+    p.field("preemption", &ScheduleConfig::preemption,
+            {.help = "priority, tidal: a pending job may preempt lower-priority running jobs (they checkpoint and "
+                     "requeue)"});
+    p.choice("isolation", &ScheduleConfig::isolation, isolation_names(),
+             {.help = "nodes (whole nodes per job), gpus (whole GPUs), mig (service replicas on MIG instances), "
+                      "mps, time-slicing (no isolation: services co-located on training GPUs)"});
+    p.field("failures", &ScheduleConfig::failures,
+            {.help = "node failures at the facility's reliability rates (restart from the last checkpoint)"});
+    p.field("seed", &ScheduleConfig::seed, {.help = "random seed of failures", .min = 0.0});
+    p.field("colocation", &ScheduleConfig::colocation,
+            {.help = "co-location constants file (relative to the schedule)", .default_text = "data/colocation.yaml"});
+    p.custom_section(list_schema(training_params()), [](const InputNode& n, ScheduleConfig& c) {
+      c.training = read_list(n, training_params());
+    });
+    p.custom_section(list_schema(batch_params()), [](const InputNode& n, ScheduleConfig& c) {
+      c.batch = read_list(n, batch_params());
+    });
+    p.custom_section(list_schema(service_params()), [](const InputNode& n, ScheduleConfig& c) {
+      c.services = read_list(n, service_params());
+    });
+    p.check([](const InputNode& n, ScheduleConfig& c) {
+      std::set<std::string> names;
+      const auto unique = [&](const std::string& name, const char* list) {
+        if (!names.insert(name).second) n.at(list).fail("the name \"" + name + "\" is used twice");
+      };
+      for (const auto& j : c.training) unique(j.name, "training");
+      for (const auto& j : c.batch) unique(j.name, "batch");
+      for (const auto& s : c.services) unique(s.name, "services");
+      if (names.empty()) n.fail("no work: give training, batch or services entries");
+    });
+    return p;
+  }();
+  return t;
+}
+
+}  // namespace
+
+const ParamSection& schedule_schema() { return schedule_params().schema(); }
+
+ScheduleConfig parse_schedule(const InputNode& root, const std::string& path) {
+  ScheduleConfig c;
+  schedule_params().read(root, c);
+  c.path = path;
+  c.cluster.scenario = resolve(path, c.cluster.scenario);
+  if (!c.colocation.empty()) c.colocation = resolve(path, c.colocation);
+  for (auto& j : c.training) j.scenario = resolve(path, j.scenario);
+  for (auto& s : c.services) s.scenario = resolve(path, s.scenario);
+  return c;
+}
+
+ScheduleConfig load_schedule_file(const std::string& path, const std::vector<Setting>& settings) {
+  return parse_schedule(InputNode::load_file(path, settings), path);
+}
+
+}  // namespace cs

@@ -1,0 +1,97 @@
+// A schedule file: one cluster over a span of time, the training jobs, batch jobs and inference services that
+// share it, the scheduling policy and the isolation between co-located work (docs/schedule.md lists every key).
+// Value types, read by load_schedule_file(); the jobs' own scenarios are loaded by the schedule model.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.hpp"
+#include "sim/input/input_node.hpp"
+#include "sim/input/param_table.hpp"
+#include "sim/input/yaml_edit.hpp"
+#include "sim/schedule/colocation_model.hpp"
+
+namespace cs {
+
+/// How pending jobs start (docs/schedule.md):
+///   fifo:     submit order; the head waits for room and nothing passes it (gang scheduling, no backfill).
+///   backfill: Slurm's EASY backfill: the head gets a reservation at the earliest time enough GPUs free up;
+///             later jobs start now when they finish before it (by their expected run time).
+///   priority: highest priority first (Kubernetes priority classes, Slurm's multifactor priority reduced to
+///             its priority); with preemption, a pending job preempts lower-priority running ones (requeued).
+///   tidal:    priority, with elastic training growing into what the services leave and shrinking (or, with
+///             shared GPUs, co-locating) when their load comes back.
+enum class Policy { fifo, backfill, priority, tidal };
+[[nodiscard]] const EnumTable<Policy>& policy_names();
+
+struct ClusterSpec {
+  std::string scenario;        ///< base scenario: topology, GPU profile, facility, price book
+  int gpus = 0;                ///< 0: the base scenario's
+  std::optional<Watts> circuit;  ///< provisioned facility power; an hour above it is reported (a breaker trip)
+};
+
+struct TrainingJobSpec {
+  std::string name, tenant = "default";
+  std::string scenario;        ///< training scenario; its cluster.gpus is set to the job's allocation
+  int gpus = 0;                ///< fixed size; 0 with min_gpus/max_gpus for an elastic job
+  int min_gpus = 0, max_gpus = 0;
+  std::optional<double> tokens;  ///< token budget; absent: the scenario's training.tokens
+  int priority = 0;
+  Time submit;
+  Time checkpoint_interval = Time::from_seconds(3600);
+  std::optional<Time> restart;  ///< restart overhead; absent: the facility's reliability.restart_overhead
+  std::vector<Setting> set;    ///< scenario keys written over the scenario's values
+  SourceLocation where;
+};
+
+struct BatchJobSpec {
+  std::string name, tenant = "default";
+  int gpus = 1;
+  Time duration;
+  int priority = 0;
+  Time submit;
+  Bytes memory_per_gpu;        ///< for the out-of-memory check when co-located (0: unknown, not checked)
+  SourceLocation where;
+};
+
+struct ServiceSpec {
+  std::string name, tenant = "default";
+  std::string scenario;        ///< serving scenario: model, deployment (tp, pp), engine, SLO, lengths
+  std::array<double, 24> rate{};  ///< requests/s in each hour of the day from midnight
+  int min_replicas = 1, max_replicas = 1 << 20;
+  double target_attainment = 0.99;  ///< autoscaling: replicas so that this share of requests meets the SLO
+  int priority = 100;
+  double mps_limit = 0;        ///< isolation mps: the replica's SM share (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE / 100)
+  int mig_slices = 3;          ///< isolation mig: compute slices of a replica's instance
+  std::vector<Setting> set;    ///< scenario keys written over the scenario's values
+  SourceLocation where;
+};
+
+struct ScheduleConfig {
+  std::string name;
+  std::string path;            ///< the file, for resolving relative paths
+  Time span = Time::from_seconds(24 * 3600.0);
+  ClusterSpec cluster;
+  Policy policy = Policy::backfill;
+  bool preemption = true;      ///< priority, tidal: a higher-priority job may preempt (requeue) lower ones
+  Isolation isolation = Isolation::nodes;
+  bool failures = true;        ///< node failures from the facility's reliability section
+  std::int64_t seed = 1;
+  std::string colocation;      ///< co-location constants file; empty: data/colocation.yaml
+  std::vector<TrainingJobSpec> training;
+  std::vector<BatchJobSpec> batch;
+  std::vector<ServiceSpec> services;
+};
+
+/// The schedule file's declared keys (schema, docs); the job lists' entries are declared by their own tables.
+[[nodiscard]] const ParamSection& schedule_schema();
+/// Reads and checks a schedule file (relative paths resolved against its directory). Throws InputError located
+/// at the offending key.
+[[nodiscard]] ScheduleConfig load_schedule_file(const std::string& path, const std::vector<Setting>& settings = {});
+/// The same from YAML text named `name`.
+[[nodiscard]] ScheduleConfig parse_schedule(const InputNode& root, const std::string& path);
+
+}  // namespace cs
