@@ -36,6 +36,12 @@ nlohmann::ordered_json design_json(const DesignReport& rep) {
     e["step_time_s"] = c.step_time_s;
     e["time_to_train_s"] = c.time_to_train_s;
     e["tco_usd_per_year"] = c.tco_usd_per_year;
+    if (c.placement) {
+      e["placement"] = {{"method", c.placement->method},
+                        {"step_time_default_s", c.placement->step_time_default.seconds()},
+                        {"step_time_s", c.placement->step_time.seconds()},
+                        {"kept", c.placement->kept}};
+    }
     e["pareto"] = c.pareto;
     e["within_limits"] = c.within_limits;
     e["verdict"] = c.verdict;
@@ -79,6 +85,18 @@ std::string design_text(const DesignReport& rep) {
     }
   } else {
     out += "no candidate fits the limits\n";
+  }
+  bool placed = false;
+  for (const DesignCandidate& c : rep.candidates) {
+    if (!c.placement) continue;
+    if (!placed) out += "\nplacement: optimise (" + c.placement->method + "), verified by the replay:\n";
+    placed = true;
+    const char* why = c.placement->kept ? ""
+                      : c.family == "ocs" ? " (the circuits follow the job: nothing to place)"
+                      : c.placement->cost < c.placement->cost_default ? " (a lower-cost placement simulated no faster)"
+                                                                      : " (Megatron's order has the lowest fabric cost)";
+    out += fmt::format("  {:<34} {} -> {}{}\n", c.label, format_duration(c.placement->step_time_default.seconds()),
+                       format_duration(c.placement->step_time.seconds()), why);
   }
   out += "\nwhy the others lost:\n";
   for (const DesignCandidate& c : rep.candidates) {

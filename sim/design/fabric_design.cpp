@@ -56,6 +56,7 @@ DesignCandidate evaluate(const std::function<Scenario()>& fresh, const FabricCan
     d.network_power_w = t.power.switch_power.value() + t.power.transceiver_power.value();
     d.it_peak_power_w = t.power.it_peak.value();
     d.step_time_s = r.step.step_time.seconds();
+    d.placement = r.placement;
     d.time_to_train_s = r.time_to_train ? r.time_to_train->seconds() : 0.0;
     if (c.fabric.kind == FabricKind::ocs) d.time_to_train_s += c.fabric.ocs_reconfiguration.seconds();
     d.tco_usd_per_year = t.tco_per_year.value() * kHoursPerYear;

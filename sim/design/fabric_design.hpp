@@ -13,6 +13,7 @@
 #include "sim/facility/cluster_inventory.hpp"
 #include "sim/facility/price_book.hpp"
 #include "sim/design/fabric_candidates.hpp"
+#include "sim/scenario/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
 namespace cs {
@@ -35,6 +36,8 @@ struct DesignCandidate {
   double step_time_s = 0;
   double time_to_train_s = 0;    ///< the token budget's steps, plus an OCS's reconfiguration once
   double tco_usd_per_year = 0;
+  /// With parallelism.placement: optimise: Megatron's order's step, and whether the optimised placement was kept.
+  std::optional<PlacementReport> placement;
   bool pareto = false;
   bool within_limits = true;     ///< under --budget and --power
   std::string verdict;           ///< "best", or why it lost
