@@ -32,10 +32,12 @@ const ParamTable<ColocationParams>& colocation_params() {
     p.field("eager_gpu_share", &ColocationParams::eager_gpu_share,
             {.help = "an eagerly launched decode iteration's kernel time over its wall time", .max = 1.0,
              .positive = true});
-    p.field("mps_wait_per_kernel", &ColocationParams::mps_wait_per_kernel,
-            {.help = "mps: an inference kernel's wait for SMs held by the training job's tiles", .min = 0.0});
+    p.field("mps_kernel_stretch", &ColocationParams::mps_kernel_stretch,
+            {.help = "mps: an inference iteration's extra time per unit of its kernel time (SMs held by the "
+                     "training job's tiles)",
+             .min = 0.0});
     p.field("mps_eager_hiding", &ColocationParams::mps_eager_hiding,
-            {.help = "mps: share of that wait an eager launch still pays (host gaps hide the rest)", .min = 0.0,
+            {.help = "mps: share of that stretch an eager launch still pays (its kernels trickle in)", .min = 0.0,
              .max = 1.0});
     p.field("mps_training_loss", &ColocationParams::mps_training_loss,
             {.help = "mps: the training job's slowdown per unit of the replica's GPU-time share", .min = 0.0});
@@ -104,11 +106,12 @@ CoLocation colocate(Isolation isolation, const IterationShape& it, const Colocat
         const double train = std::min(1.0, (1.0 - mps_limit) * p.mps_limit_clock_gain);
         return {replica, train, fmt::format("mps: {:.0f}% of the SMs for the replica", 100 * mps_limit)};
       }
-      const double wait = it.kernels * p.mps_wait_per_kernel.seconds() * (it.cuda_graphs ? 1.0 : p.mps_eager_hiding);
-      const double wall = t + wait;
-      const double share = gpu_share(it, p) * t / wall;
+      const double g = gpu_share(it, p) * t;
+      const double wall = t + g * p.mps_kernel_stretch * (it.cuda_graphs ? 1.0 : p.mps_eager_hiding);
+      const double share = g / wall;
       const double train = 1.0 / (1.0 + p.mps_training_loss * share);
-      return {wall / t, train, "mps: " + std::to_string(it.kernels) + " kernels wait for SMs held by training"};
+      return {wall / t, train, fmt::format("mps: the replica's kernels stretched x{:.2f} by SMs held by training",
+                                           1 + p.mps_kernel_stretch * (it.cuda_graphs ? 1.0 : p.mps_eager_hiding))};
     }
     case Isolation::mig: {
       const int slices = std::clamp(mig_slices, 1, p.mig_slices);

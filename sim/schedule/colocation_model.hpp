@@ -9,10 +9,10 @@
 //                 once per quantum of host time: T' = T + n (Q + s), n = max(1, T / (Q + s)). The continuous job
 //                 keeps the rest: 1 - (G + 2 m s) / T' of the GPU while the replica iterates. Two continuous jobs
 //                 share Q / (2 (Q + s)) each.
-//   mps           kernels of both run at once on the SMs: an inference kernel waits for SMs that the training
-//                 job's long GEMM tiles hold. Modelled per kernel of the iteration (a measured wait per kernel,
-//                 eager launches hiding part of it), the training job slowed by a measured share of the replica's
-//                 GPU time. With an SM limit for the replica (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), the replica runs
+//   mps           kernels of both run at once on the SMs: an inference kernel gets SMs only as the training job's
+//                 long GEMM tiles retire, so its kernel time G stretches: T' = T + k G (k measured; eager launches,
+//                 whose kernels trickle in, pay a share of it), the training job slowed by a measured amount per
+//                 unit of the replica's GPU-time share. With an SM limit for the replica (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), the replica runs
 //                 as on that share of the SMs and the training job on the rest.
 //   mig           hard partitions: the replica runs on its slices' share of SMs and memory bandwidth; NCCL does
 //                 not span MIG instances, so a training gang cannot use the rest of a MIG GPU (modelled, not
@@ -42,8 +42,8 @@ struct ColocationParams {
   Time context_switch = Time::us(450);       ///< time-slicing: lost at each switch between contexts
   double graph_gpu_share = 0.80;             ///< a graph-launched decode iteration's kernel time over its wall time
   double eager_gpu_share = 0.20;             ///< the same launched eagerly (host-bound)
-  Time mps_wait_per_kernel = Time::us(39);   ///< mps: an inference kernel's wait for SMs held by training tiles
-  double mps_eager_hiding = 0.71;            ///< share of that wait an eager launch still pays
+  double mps_kernel_stretch = 3.96;          ///< mps: extra kernel time per unit of it (SMs held by training tiles)
+  double mps_eager_hiding = 0.75;            ///< share of that stretch an eager launch still pays
   double mps_training_loss = 0.54;           ///< training slowdown per unit of the replica's GPU-time share
   double mps_limit_clock_gain = 1.10;        ///< clock gained when an SM limit lowers the board's power
   double mps_limited_interference = 0.60;    ///< SM-limited replica's slowdown per unit of the training share
@@ -57,7 +57,7 @@ struct ColocationParams {
 /// One iteration of an inference replica as the co-location model needs it.
 struct IterationShape {
   Time wall;            ///< the iteration alone, host gaps included
-  int kernels = 0;      ///< kernels launched in it (mps)
+  int kernels = 0;      ///< kernels launched in it (reported)
   bool cuda_graphs = true;
 };
 
