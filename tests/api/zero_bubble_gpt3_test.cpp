@@ -59,5 +59,13 @@ TEST(ZeroBubbleGpt3, PipeDream2BwHoldsOneMoreWeightVersionAndNoFlush) {
   EXPECT_LT(bw.step.busiest.pipeline_wait, one.step.busiest.pipeline_wait);
 }
 
+// The values are declared once (schedule_names), so every input path takes them: a sweep axis, the planner's form.
+TEST(ZeroBubbleGpt3, EveryScheduleIsAValueOfTheKey) {
+  for (const char* s : {"zb-h1", "zb-h2", "zb-v", "dualpipe-v", "pipedream-2bw", "pipedream-async"}) {
+    EXPECT_FALSE(api::check_value(api::InputKind::scenario, "parallelism.schedule", s).has_value()) << s;
+  }
+  EXPECT_TRUE(api::check_value(api::InputKind::scenario, "parallelism.schedule", "zb-h3").has_value());
+}
+
 }  // namespace
 }  // namespace cs

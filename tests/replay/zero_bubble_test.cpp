@@ -216,6 +216,12 @@ TEST(ZeroBubble, PipeDreamRunsWithoutAFlush) {
   const StepResult steady = steady_state_step(one.step, two.step, Time::us(500));
   EXPECT_EQ(steady.step_time, Time::us(24'500));
   EXPECT_EQ(steady.breakdown.pipeline_wait, Time::zero());
+  // F = 1, B = 2, W = 1 ms (B + W the whole backward): one step 8 x 4 + 3 x 4 = 44 ms, two 16 x 4 + 12 = 76 ms, so
+  // the steady step is 32 ms, m(F+B+W), plus the optimizer.
+  const FixedReplay uneven_one = replay_fixed(PipelineSchedule::pipedream_2bw, 1, 2, 1, 8, 500);
+  const FixedReplay uneven_two = replay_fixed(PipelineSchedule::pipedream_2bw, 1, 2, 1, 16, 500);
+  EXPECT_EQ(uneven_one.step.step_time, Time::us(44'500));
+  EXPECT_EQ(steady_state_step(uneven_one.step, uneven_two.step, Time::us(500)).step_time, Time::us(32'500));
   EXPECT_EQ(weight_versions(zb_plan(PipelineSchedule::pipedream_2bw), 0), 2);
   EXPECT_EQ(weight_delay(zb_plan(PipelineSchedule::pipedream_2bw), 0), 1);
   EXPECT_EQ(weight_versions(zb_plan(PipelineSchedule::pipedream_async), 0), 4);
