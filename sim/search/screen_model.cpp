@@ -190,14 +190,16 @@ ScreenEstimate ScreenModel::estimate(const PlanCandidate& c) {
       bubble = (per_layer + lc.b.seconds()) * layers_per_stage * (p.pp / 2 - 1.0) + p2p * 2.0 * (p.pp - 1.0);
     }
     // The zero-bubble schedules' bubbles (Qi et al. 2024, Table 1; lc.b is the whole backward, B + W): ZB-H1
-    // (pp-1)(F + B - W), ZB-H2 (pp-1)(F + B - 2W) when positive; ZB-V the latter on pieces of half a stage.
+    // (pp-1)(F + B - W), ZB-H2 (pp-1)(F + B - 2W) when positive; ZB-V the latter on pieces of half a stage, plus
+    // the tail the greedy V leaves, about one piece's forward per rank (pipeline_checks_test: 3 of 48 units at
+    // pp 4, 9 of 144 at pp 8).
     const double f = lc.f.seconds(), w = lc.w.seconds(), b_in = lc.b.seconds() - w, per_stage = layers_per_stage;
     if (p.schedule == PipelineSchedule::zb_h1) bubble = (f + b_in - w) * per_stage * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
     if (p.schedule == PipelineSchedule::zb_h2) {
       bubble = std::max(0.0, f + b_in - 2.0 * w) * per_stage * (p.pp - 1.0) + p2p * 2.0 * (p.pp - 1.0);
     }
     if (p.schedule == PipelineSchedule::zb_v) {
-      bubble = std::max(0.0, f + b_in - 2.0 * w) * per_stage / 2.0 * (p.pp - 1.0) + p2p * 4.0 * (p.pp - 1.0);
+      bubble = (std::max(0.0, f + b_in - 2.0 * w) + f) * per_stage / 2.0 * (p.pp - 1.0) + p2p * 4.0 * (p.pp - 1.0);
     }
   }
   // The busiest stage's parameters (the first or last, which hold the embedding or the output layer).
