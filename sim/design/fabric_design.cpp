@@ -135,14 +135,16 @@ DesignReport design_fabrics(const std::function<Scenario()>& fresh, const Design
     rep.gpus = sc.gpus;
     rep.nodes = sc.topology.nodes();
     const int gpn = sc.topology.node().gpus;
-    rep.traffic = stride_traffic(node_traffic(sc.model, sc.plan, sc.training, gpn, rep.nodes));
+    const NodeTraffic traffic = node_traffic(sc.model, sc.plan, sc.training, gpn, rep.nodes);
+    rep.traffic = stride_traffic(traffic);
     const int port_pairs = sc.topology.node().nic_spec.count / 2;
     FabricSpec base = sc.topology.fabric();
     if (base.kind == FabricKind::none || base.kind == FabricKind::single_switch) {
       throw InputError({sc.file, 0, 0}, "cluster.topology",
                        "design needs a topology with a scale-out fabric (link and switch) to size candidates from");
     }
-    candidates = fabric_candidates(base, rep.nodes, choose_ocs_strides(rep.traffic, port_pairs, rep.nodes));
+    candidates = fabric_candidates(base, rep.nodes, choose_ocs_strides(rep.traffic, port_pairs, rep.nodes),
+                                   choose_ocs_circuits(traffic, sc.topology.node().nic_spec.count));
   }
   rep.candidates.resize(candidates.size());
   std::atomic<std::size_t> next{0};

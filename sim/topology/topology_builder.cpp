@@ -408,9 +408,22 @@ class FabricBuilder {
     }
     for (int k = 0; k < nodes; ++k) for (int i = 0; i < nics; ++i) attach_nic(t_.nic_vertex(k, i), hosts[static_cast<std::size_t>(k)]);
     if (nodes < 2) return;
-    // Circuits per node pair: NIC pairs beyond the strides double up on the first ones.
     std::map<std::pair<int, int>, int> circuits;
-    for (int i = 0; i < nics / 2; ++i) {
+    if (!f_.ocs_circuits.empty()) {
+      // Circuits set from a job's traffic matrix: each uses one NIC port at either end.
+      std::vector<int> ports(static_cast<std::size_t>(nodes), 0);
+      for (const auto& [a, b] : f_.ocs_circuits) {
+        if (a < 0 || b < 0 || a >= nodes || b >= nodes || a == b) {
+          throw InputError({}, "fabric.ocs_circuits", "a circuit joins two different nodes of the job");
+        }
+        if (++ports[static_cast<std::size_t>(a)] > nics || ++ports[static_cast<std::size_t>(b)] > nics) {
+          throw InputError({}, "fabric.ocs_circuits", "more circuits at a node than its " + std::to_string(nics) + " NICs");
+        }
+        ++circuits[{std::min(a, b), std::max(a, b)}];
+      }
+    }
+    // Circuits per node pair from the strides: NIC pairs beyond the strides double up on the first ones.
+    for (int i = 0; f_.ocs_circuits.empty() && i < nics / 2; ++i) {
       const int s = shifts[static_cast<std::size_t>(i) % shifts.size()] % nodes;
       if (s == 0) throw InputError({}, "fabric.ocs_shifts", "a stride of a multiple of the node count joins a node to itself");
       for (int k = 0; k < nodes; ++k) {

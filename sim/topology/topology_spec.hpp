@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/core/units.hpp"
@@ -111,6 +112,9 @@ struct FabricSpec {
   /// ocs: circuit strides: NIC pair 2i, 2i+1 of node k holds circuits to nodes k + s_i and k - s_i (mod nodes),
   /// set per job from its traffic matrix; empty: {1}
   std::vector<int> ocs_shifts;
+  /// ocs: circuits as node pairs (a node pair listed n times has n circuits), set per job from its traffic matrix
+  /// by `clustersim design`; when given, they replace ocs_shifts. Not a topology-file key.
+  std::vector<std::pair<int, int>> ocs_circuits;
   /// ocs: the optical circuit switch every NIC fibre lands on (model, ports); its latency is zero (no O/E/O)
   SwitchSpec ocs{"Palomar OCS", 136, Time::zero()};
   /// ocs: time to set the circuits for a job, paid once at its start (estimate: a 3-D MEMS OCS such as Google's

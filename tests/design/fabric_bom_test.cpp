@@ -2,6 +2,8 @@
 // new builders (dragonfly, OCS). Each expectation has its arithmetic beside it.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "sim/design/fabric_design.hpp"
 #include "sim/facility/bill_of_materials.hpp"
 #include "sim/topology/router.hpp"
@@ -206,6 +208,48 @@ TEST(DesignBom, OcsIsPricedFromThePriceBook) {
     found = true;
   }
   EXPECT_TRUE(found);
+}
+
+TEST(DesignCandidates, OcsCircuitsFollowTheTrafficMatrix) {
+  // 4 nodes, 4 ports each; only (0, 1) and (2, 3) talk, 10 bytes each. The ring takes 2 ports per node: (0, 1),
+  // (1, 2), (2, 3), (0, 3). Both talking pairs already have a circuit; by bytes per circuit they then alternate:
+  // (0, 1) at 10/2, (2, 3) at 10/2, (0, 1) at 10/3, (2, 3) at 10/3 - and every port is used.
+  NodeTraffic t{4, std::vector<double>(16, 0.0)};
+  t.bytes[0 * 4 + 1] = t.bytes[1 * 4 + 0] = 10.0;
+  t.bytes[2 * 4 + 3] = t.bytes[3 * 4 + 2] = 10.0;
+  const auto circuits = choose_ocs_circuits(t, 4);
+  std::map<std::pair<int, int>, int> count;
+  for (const auto& c : circuits) ++count[c];
+  EXPECT_EQ(count[std::make_pair(0, 1)], 3);
+  EXPECT_EQ(count[std::make_pair(2, 3)], 3);
+  EXPECT_EQ(count[std::make_pair(1, 2)], 1);
+  EXPECT_EQ(count[std::make_pair(0, 3)], 1);
+  EXPECT_EQ(circuits.size(), 8U);  // 4 nodes x 4 ports / 2 ends
+}
+
+TEST(DesignRouting, MatchedOcsCircuitsAreBundledLinks) {
+  // DGX nodes (8 NICs): circuits (0, 1) x 3 and the ring; node 0 -> node 1 crosses one bundle of 3 circuits.
+  FabricSpec f = fabric_of(FabricKind::ocs);
+  f.ocs_circuits = {{0, 1}, {1, 2}, {2, 3}, {0, 3}, {0, 1}, {0, 1}};
+  const Topology t = build_dgx(4, f);
+  Router router(t);
+  const RouteView r = router.route(0, 8);
+  int direct = 0;
+  for (ChannelId c : r.channels) {
+    if (t.channel_edge(c).tier != LinkTier::direct) continue;
+    ++direct;
+    EXPECT_EQ(t.channel_edge(c).cables, 3);
+  }
+  EXPECT_EQ(direct, 1);
+  // 6 circuits = 12 OCS ports, one unit.
+  for (const auto& s : t.inventory().switches) {
+    if (s.tier == "ocs") {
+      EXPECT_EQ(s.ports_used, 12);
+    }
+  }
+  // More circuits at a node than it has NICs is refused.
+  f.ocs_circuits.assign(9, {0, 1});
+  EXPECT_THROW((void)build_dgx(4, f), InputError);
 }
 
 TEST(DesignCandidates, OcsStridesStayConnected) {
