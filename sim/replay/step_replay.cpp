@@ -38,6 +38,7 @@ struct StepReplay::Stage {
   Time optimizer_start, finish;
   Time first_start = Time::max();   // when the stage's first unit started
   Time inline_optimizer;            // PipeDream's optimizer steps run after each backward but the last
+  bool optimizing = false;          // the compute stream runs such a step: it is released when that ends
   StepBreakdown sums;
   Flops model_flops, hardware_flops;
 };
@@ -221,18 +222,15 @@ void StepReplay::try_start(int s) {
   }
   // The last backward of a chunk produces its final gradients layer by layer: release the DP buckets
   // while it runs, so their reduction overlaps the rest of the backward pass.
-  // PipeDream updates the weights after every micro-batch: its gradients are reduced and the optimizer steps after
-  // each backward (the last one's step is the step's own, below).
+  // PipeDream updates the weights after every micro-batch: each backward's gradients are reduced (its own buckets)
+  // and the optimizer steps once the backward has sent its gradient on (finish_units; the last backward's step is
+  // the step's own, maybe_finish).
   const bool async = plan_.schedule == PipelineSchedule::pipedream_async;
   for (std::size_t k = 0; k < count; ++k) {
     const PipelineUnit& x = st.order[st.next + k];
     if (!x.weight_grad()) continue;
     const bool last = st.backward_done[static_cast<std::size_t>(x.chunk)] == chunk_micro_batches_ - 1;
     if (last || async) release_buckets(s, x.chunk, start, dur);
-    if (async && !last) {
-      dur += costs_.optimizer(s);
-      st.inline_optimizer += costs_.optimizer(s);
-    }
   }
   const std::size_t index = st.next;
   engine_.schedule_in(dur, [this, s, index, count, start] { finish_units(s, index, count, start); });
@@ -287,6 +285,27 @@ void StepReplay::finish_units(int s, std::size_t index, std::size_t count, Time 
     }
   }
   st.next += count;
+  Time step_after = Time::zero();  // PipeDream's optimizer step after a backward that is not the chunk's last
+  if (plan_.schedule == PipelineSchedule::pipedream_async) {
+    for (std::size_t k = 0; k < count; ++k) {
+      const PipelineUnit u = st.order[index + k];
+      if (u.weight_grad() && st.backward_done[static_cast<std::size_t>(u.chunk)] < chunk_micro_batches_) {
+        step_after += costs_.optimizer(s);
+      }
+    }
+  }
+  if (step_after > Time::zero()) {
+    st.inline_optimizer += step_after;
+    st.optimizing = true;
+    const Time from = engine_.now();
+    engine_.schedule_in(step_after, [this, s, from] {
+      Stage& stage = stages_[static_cast<std::size_t>(s)];
+      emit(s, "compute", "optimizer step", from, engine_.now());
+      stage.optimizing = false;
+      if (stage.sends_pending == 0) release(s);
+    });
+    return;
+  }
   if (st.sends_pending == 0) release(s);  // else the last blocking send's arrival releases the stream
 }
 
@@ -334,7 +353,8 @@ void StepReplay::transfer(int from, std::pair<int, int> to_place, bool forward, 
   fabric_.start(req, [this, from, name, start, arrive, blocking] {
     emit(from, "pp comm", name, start, engine_.now());
     arrive();
-    if (blocking && --stages_[static_cast<std::size_t>(from)].sends_pending == 0) release(from);
+    Stage& sender = stages_[static_cast<std::size_t>(from)];
+    if (blocking && --sender.sends_pending == 0 && !sender.optimizing) release(from);
   });
 }
 

@@ -228,9 +228,13 @@ TEST(ZeroBubble, PipeDreamRunsWithoutAFlush) {
   EXPECT_EQ(weight_versions(zb_plan(PipelineSchedule::pipedream_async), 3), 1);
   EXPECT_EQ(weight_delay(zb_plan(PipelineSchedule::pipedream_async), 0), 3);
   // PipeDream steps the optimizer after every backward: one step of 8 micro-batches runs 7 more optimizer steps
-  // inside it (0.5 ms each on the critical rank 0: 33.5 + 3.5 ms; each delays the rank's next unit).
+  // inside it (0.5 ms each), each after the backward's gradient has left and before the rank's next unit.
   const FixedReplay async = replay_fixed(PipelineSchedule::pipedream_async, 1, 1, 1, 8, 500);
-  EXPECT_GT(async.step.step_time, Time::us(33'500));
+  // Rank 0, the critical one: 24 ms of units, 8 optimizer steps (4 ms) and 1F1B's 9 ms of waits: each stage sends
+  // its gradient on before it steps, so the steps delay no other stage's backward.
+  EXPECT_EQ(async.step.step_time, Time::ms(37));
+  EXPECT_EQ(async.step.breakdown.compute, Time::ms(24));
+  EXPECT_EQ(async.step.breakdown.pipeline_wait, Time::ms(9));
   EXPECT_EQ(async.step.breakdown.optimizer, Time::us(8 * 500));
 }
 
