@@ -99,6 +99,9 @@ nlohmann::ordered_json memory_json(const MemoryBreakdown& m) {
       {"workspace_bytes", m.workspace.value()},
       {"fragmentation_bytes", m.fragmentation.value()},
   };
+  if (m.activations_awaiting_w.value() > 0) {  // a split backward's Ws still to run (absent otherwise)
+    j["activations_awaiting_w_bytes"] = m.activations_awaiting_w.value();
+  }
   if (m.weight_versions > 1) {  // PipeDream's stashed versions (absent where one version is kept)
     j["stashed_weights_bytes"] = m.stashed_weights.value();
     j["weight_versions"] = m.weight_versions;

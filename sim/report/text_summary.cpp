@@ -108,7 +108,10 @@ std::string text_summary(const Scenario& sc, const RunResult& r) {
     line("stashed weight versions", fmt::format("{} ({} versions held, the working one included)",
                                                 to_string(m.stashed_weights), m.weight_versions));
   }
-  line("activations", to_string(m.activations));
+  line("activations", to_string(m.activations) +
+                          (m.activations_awaiting_w.value() > 0
+                               ? " (" + to_string(m.activations_awaiting_w) + " of them waiting for their W)"
+                               : ""));
   line("buffers, workspace, margin",
        fmt::format("{} / {} / {}", to_string(m.comm_buffers), to_string(m.workspace), to_string(m.fragmentation)));
   line("total", fmt::format("{} of {} ({:.0f}%){}", to_string(m.total()), to_string(r.memory_capacity),

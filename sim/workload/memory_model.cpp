@@ -199,7 +199,9 @@ MemoryBreakdown peak_memory_per_gpu(const ModelSpec& m, const ParallelPlan& p, c
       // that needs them has run (W, or the whole backward). The merged forward-backward order runs its extra
       // forward first, so it is counted too.
       const std::vector<double> chunks = chunk_activation_bytes(m, p, t, stage);
-      act = held_activations_peak(orders[static_cast<std::size_t>(stage)], chunks);
+      const HeldActivations held = held_activations_at_peak(orders[static_cast<std::size_t>(stage)], chunks);
+      act = held.total;
+      b.activations_awaiting_w = Bytes{held.awaiting_weight_grad};
     }
     const bool last = holds_last_piece(p, stage);
     if (last && m.mtp_layers > 0 && !counted_from_order(p)) {  // (counted with the last piece's chunk above)

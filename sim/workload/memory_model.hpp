@@ -21,6 +21,9 @@ struct MemoryBreakdown {
   Bytes gradients;
   Bytes optimizer;
   Bytes activations;
+  /// Of `activations`, those of micro-batches whose input gradient (B) has run and whose weight gradient (W) waits
+  /// (zero-bubble and V-shaped schedules; zero otherwise), at the peak.
+  Bytes activations_awaiting_w;
   Bytes comm_buffers;
   Bytes workspace;           ///< CUDA context, cuBLAS/cuDNN workspaces
   Bytes fragmentation;       ///< allocator margin

@@ -311,15 +311,23 @@ std::vector<std::vector<PipelineUnit>> pipeline_orders(const ParallelPlan& p, in
   return out;
 }
 
-double held_activations_peak(const std::vector<PipelineUnit>& order, const std::vector<double>& chunk_bytes) {
-  double held = 0, peak = 0;
+HeldActivations held_activations_at_peak(const std::vector<PipelineUnit>& order, const std::vector<double>& chunk_bytes) {
+  HeldActivations now, peak;
   for (const PipelineUnit& u : order) {
     const double bytes = chunk_bytes[static_cast<std::size_t>(u.chunk)];
-    if (u.forward) held += bytes;
-    else if (u.weight_grad()) held -= bytes;
-    peak = std::max(peak, held);
+    if (u.forward) now.total += bytes;
+    if (!u.forward && u.part == BackwardPart::input) now.awaiting_weight_grad += bytes;
+    if (u.weight_grad()) {
+      now.total -= bytes;
+      if (u.part == BackwardPart::weight) now.awaiting_weight_grad -= bytes;
+    }
+    if (now.total > peak.total) peak = now;
   }
   return peak;
+}
+
+double held_activations_peak(const std::vector<PipelineUnit>& order, const std::vector<double>& chunk_bytes) {
+  return held_activations_at_peak(order, chunk_bytes).total;
 }
 
 int weight_versions(const ParallelPlan& p, int stage) noexcept {

@@ -61,6 +61,13 @@ struct UnitTimes {
 /// unit, any scale), the unit that finishes that micro-batch's weight gradient on the chunk (a whole backward or W)
 /// frees it; a B frees nothing (W still needs the layer inputs and the output gradients).
 [[nodiscard]] double held_activations_peak(const std::vector<PipelineUnit>& order, const std::vector<double>& chunk_bytes);
+/// The activations held at that peak (the first moment it is reached), and of them those whose B has run and whose
+/// W has not (the part a split backward adds over a whole one).
+struct HeldActivations {
+  double total = 0, awaiting_weight_grad = 0;
+};
+[[nodiscard]] HeldActivations held_activations_at_peak(const std::vector<PipelineUnit>& order,
+                                                       const std::vector<double>& chunk_bytes);
 
 /// Weight versions a GPU of pipeline rank `stage` keeps: 2 under PipeDream-2BW (the one in use and the one being
 /// updated), pp - stage under PipeDream (one per micro-batch in flight, weight stashing), else 1.

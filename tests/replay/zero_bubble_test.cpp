@@ -255,6 +255,17 @@ TEST(ZeroBubble, MemoryHighWaterMarks) {
   EXPECT_DOUBLE_EQ(h1.activations.value(), 4 * stage + logits);
   EXPECT_DOUBLE_EQ(h2.activations.value(), 7 * stage + logits);
   EXPECT_NEAR(one.activations.value(), 4 * stage, 1e-6 * stage);
+  // At its peak ZB-H1's last rank holds micro-batches 0-3, and three of them (B0, B1, B2 run) wait for their W;
+  // rank 0 reaches the same peak before any B.
+  EXPECT_DOUBLE_EQ(h1.activations_awaiting_w.value(), 3 * stage);
+  EXPECT_EQ(one.activations_awaiting_w.value(), 0.0);
+  const std::vector<double> unit{1.0};
+  const HeldActivations last = held_activations_at_peak(pipeline_order(zb_plan(PipelineSchedule::zb_h1), 3, 8), unit);
+  const HeldActivations first = held_activations_at_peak(pipeline_order(zb_plan(PipelineSchedule::zb_h1), 0, 8), unit);
+  EXPECT_EQ(last.total, 4.0);
+  EXPECT_EQ(last.awaiting_weight_grad, 3.0);
+  EXPECT_EQ(first.total, 4.0);
+  EXPECT_EQ(first.awaiting_weight_grad, 0.0);
   EXPECT_EQ(bw.weight_versions, 2);
   EXPECT_DOUBLE_EQ(bw.stashed_weights.value(), bw.weights.value());
   EXPECT_EQ(one.weight_versions, 1);
