@@ -72,6 +72,13 @@ std::string validate_json(const std::vector<std::string>& files) {
   return cs::api::validation_json(cs::api::validate(files).rows).dump();
 }
 
+std::string schedule_json(const std::string& path, const std::vector<std::pair<std::string, std::string>>& set) {
+  py::gil_scoped_release release;
+  std::vector<cs::Setting> settings;
+  for (const auto& [k, v] : set) settings.push_back({k, v});
+  return cs::schedule_json(cs::api::schedule(path, settings)).dump();
+}
+
 std::string sweep_json(const std::string& path, int jobs) {
   py::gil_scoped_release release;
   return cs::api::sweep(path, jobs).dump();
@@ -98,4 +105,5 @@ PYBIND11_MODULE(_core, m) {
         py::arg("sample"), py::arg("jobs"));
   m.def("validate_json", &validate_json, py::arg("files"));
   m.def("sweep_json", &sweep_json, py::arg("path"), py::arg("jobs"));
+  m.def("schedule_json", &schedule_json, py::arg("path"), py::arg("set"));
 }

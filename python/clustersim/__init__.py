@@ -21,7 +21,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _core
 
-__all__ = ["InputError", "version", "run", "tco", "tco_report", "plan", "validate", "sweep"]
+__all__ = ["InputError", "version", "run", "tco", "tco_report", "plan", "validate", "sweep", "schedule"]
 
 InputError = _core.InputError
 Scenario = Union[str, os.PathLike, Mapping[str, Any]]
@@ -89,3 +89,10 @@ def sweep(path: Union[str, os.PathLike], jobs: int = 0) -> list:
     """Evaluates every point of a sweep file in this process: one dictionary per point (index, label, axes,
     status, reason, result, plan), without a database."""
     return json.loads(_core.sweep_json(os.fspath(path), jobs))
+
+
+def schedule(path: Union[str, os.PathLike], set: Optional[Mapping[str, Any]] = None) -> dict:
+    """Simulates a shared cluster over time (a schedule file, docs/schedule.md); returns ``clustersim schedule
+    --json``'s document (jobs, services, cluster, cost)."""
+    settings = [(str(k), _value_text(v)) for k, v in (set or {}).items()]
+    return json.loads(_core.schedule_json(os.fspath(path), settings))

@@ -115,8 +115,12 @@ CoLocation colocate(Isolation isolation, const IterationShape& it, const Colocat
     }
     case Isolation::mig: {
       const int slices = std::clamp(mig_slices, 1, p.mig_slices);
-      return {static_cast<double>(p.mig_slices) / slices, 1.0,
-              "mig: " + std::to_string(slices) + "/" + std::to_string(p.mig_slices) + " of the SMs and bandwidth"};
+      // The training job keeps the other slices as if it ran across them: NCCL does not span MIG instances, so a
+      // real gang could not; its rate here is an upper bound (docs/schedule.md).
+      return {static_cast<double>(p.mig_slices) / slices, static_cast<double>(p.mig_slices - slices) / p.mig_slices,
+              "mig: the replica on " + std::to_string(slices) + "/" + std::to_string(p.mig_slices) +
+                  " of the SMs and bandwidth; the training job's rate on the rest is an upper bound (NCCL does not "
+                  "span MIG instances)"};
     }
     case Isolation::nodes:
     case Isolation::gpus: return {1, 1, "not shared"};

@@ -14,9 +14,9 @@
 //                 whose kernels trickle in, pay a share of it), the training job slowed by a measured amount per
 //                 unit of the replica's GPU-time share. With an SM limit for the replica (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE), the replica runs
 //                 as on that share of the SMs and the training job on the rest.
-//   mig           hard partitions: the replica runs on its slices' share of SMs and memory bandwidth; NCCL does
-//                 not span MIG instances, so a training gang cannot use the rest of a MIG GPU (modelled, not
-//                 measured: MIG needs the GPU's mode changed).
+//   mig           hard partitions: the replica runs on its slices' share of SMs and memory bandwidth, the training
+//                 job on the rest. NCCL does not span MIG instances, so a real training gang could not run there:
+//                 its rate is an upper bound (modelled, not measured: MIG needs the GPU's mode changed).
 // The constants (Q, s, the MPS waits) are measured (data/colocation.yaml, calibrate/colocation/); each says where
 // it came from.
 #pragma once

@@ -269,7 +269,7 @@ ServiceModel service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, c
     // One replica on its own GPUs: the replica's tp x pp read first, then the scenario loaded at that size.
     int gpr = 1;
     {
-      const InputNode probe = InputNode::load_file(spec.scenario);
+      const InputNode probe = InputNode::load_file(spec.scenario, spec.set);
       if (auto serving = probe.find("serving")) {
         if (auto d = serving->find("deployment")) {
           gpr = d->get_or<int>("tp", 1) * d->get_or<int>("pp", 1);

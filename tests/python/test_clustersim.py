@@ -105,3 +105,23 @@ def test_a_service_runs_request_by_request():
     assert s["requests"]["finished"] > 0
     assert 0 < s["ttft_s"]["p50"] <= s["ttft_s"]["p99"]
     assert r["cost"]["usd_per_million_output_tokens"] > r["cost"]["usd_per_million_tokens"] > 0
+
+
+def test_a_shared_cluster_over_two_days():
+    day = "scenarios/schedules/day-serve-night-train-32xh100.yaml"
+    shared = clustersim.schedule(day)
+    cli = cli_json("schedule", day)
+    for doc in (shared, cli):
+        doc.pop("timing")  # wall-clock seconds differ between runs
+    assert shared == cli
+    isolated = clustersim.schedule(day, set={"isolation": "nodes"})
+    (svc_shared,), (svc_isolated,) = shared["services"], isolated["services"]
+    # Time-sliced onto the training GPUs, the service misses its SLO far more often than on its own nodes.
+    assert svc_shared["slo_attainment"] < svc_isolated["slo_attainment"] - 0.05
+    assert svc_shared["tpot_p99_s"] > 0.05 > svc_isolated["tpot_p99_s"]
+    job = shared["jobs"][0]
+    assert set(job) >= {"name", "kind", "submitted_s", "started_s", "finished_s", "gpu_hours", "lost_work_s"}
+    assert set(shared["cluster"]) >= {"gpu_allocated_fraction", "gpu_busy_fraction", "energy_kwh", "peak_facility_kw"}
+    assert shared["cost"]["tco_usd"] > 0 and set(shared["cost"]["per_tenant"]) == {"product", "research"}
+    with pytest.raises(clustersim.InputError, match="isolation"):
+        clustersim.schedule(day, set={"isolation": "cgroups"})

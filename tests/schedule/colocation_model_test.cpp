@@ -102,7 +102,7 @@ TEST(ColocationModel, MigIsAStaticShareAndNodesShareNothing) {
   const IterationShape it{Time::ms(10), 100, true};
   const auto p = ColocationParams::shipped();
   EXPECT_DOUBLE_EQ(colocate(Isolation::mig, it, p, 0, 3).replica_slowdown, 7.0 / 3.0);
-  EXPECT_DOUBLE_EQ(colocate(Isolation::mig, it, p, 0, 3).training_rate, 1.0);
+  EXPECT_DOUBLE_EQ(colocate(Isolation::mig, it, p, 0, 3).training_rate, 4.0 / 7.0);
   EXPECT_DOUBLE_EQ(colocate(Isolation::nodes, it, p).replica_slowdown, 1.0);
 }
 
