@@ -122,11 +122,12 @@ struct Overlap {
   bool grad_reduce = true;     ///< DP gradient reduction runs in buckets under the backward pass
   bool param_gather = true;    ///< ZeRO/FSDP parameter all-gather runs ahead under compute
   bool tp_comm = false;        ///< TP collectives overlapped with GEMMs (userbuffers-style)
-  /// Pipeline sends of an interleaved schedule run beside compute (Megatron-Core's overlap_p2p_comm, which needs
-  /// virtual stages; MegaScale's decoupled send and receive). Without it, and in any non-interleaved schedule but
-  /// DualPipe, a stage's compute stream waits for each unit's send to complete before its next unit: Megatron's
-  /// batched isend/irecv followed by a device synchronise (batch_p2p_comm, batch_p2p_sync), and the 1F1B
-  /// schedule's waits on every send and receive (wait_on_reqs).
+  /// Pipeline sends of an interleaved, zero-bubble, V-shaped or PipeDream schedule run beside compute (Megatron-Core's
+  /// overlap_p2p_comm, which needs virtual stages; MegaScale's decoupled send and receive; the zero-bubble runtime's
+  /// own send nodes). Without it, and under GPipe and 1F1B, a stage's compute stream waits for each unit's send to
+  /// complete before its next unit: Megatron's batched isend/irecv followed by a device synchronise
+  /// (batch_p2p_comm, batch_p2p_sync), and the 1F1B schedule's waits on every send and receive (wait_on_reqs).
+  /// DualPipe's always run beside compute.
   bool pp_comm = true;
   /// SMs the overlapped TP collectives occupy, slowing the GEMM they hide behind by comm_sms / sm_count while
   /// they run (Transformer Engine's userbuffers default: 16 SMs for reduce-scatter overlap).
