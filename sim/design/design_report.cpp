@@ -16,6 +16,7 @@ nlohmann::ordered_json design_json(const DesignReport& rep) {
   j["best"] = rep.best >= 0 ? nlohmann::ordered_json(rep.candidates[static_cast<std::size_t>(rep.best)].label) : nlohmann::ordered_json();
   auto& traffic = j["traffic_by_stride"] = nlohmann::ordered_json::array();
   for (const StrideTraffic& t : rep.traffic) traffic.push_back({{"stride_nodes", t.stride}, {"bytes_per_step", t.bytes}});
+  j["merged"] = rep.merged;
   auto& list = j["candidates"] = nlohmann::ordered_json::array();
   for (const DesignCandidate& c : rep.candidates) {
     nlohmann::ordered_json e;
@@ -98,6 +99,7 @@ std::string design_text(const DesignReport& rep) {
     out += fmt::format("  {:<34} {} -> {}{}\n", c.label, format_duration(c.placement->step_time_default.seconds()),
                        format_duration(c.placement->step_time.seconds()), why);
   }
+  for (const std::string& m : rep.merged) out += "merged: " + m + "\n";
   out += "\nwhy the others lost:\n";
   for (const DesignCandidate& c : rep.candidates) {
     if (c.verdict != "best") out += fmt::format("  {:<34} {}\n", c.label, c.verdict.empty() ? c.error : c.verdict);

@@ -159,6 +159,25 @@ DesignReport design_fabrics(const std::function<Scenario()>& fresh, const Design
     }
   }
   auto& cs = rep.candidates;
+  // Label a fat-tree by the tiers it got, and list a build identical to an earlier one once.
+  std::vector<DesignCandidate> kept;
+  for (DesignCandidate& c : cs) {
+    const std::string asked = c.label;
+    if (c.error.empty() && c.family == "fat-tree") {
+      c.label = fmt::format("fat-tree {}-tier {}:1", c.tiers, static_cast<int>(c.oversubscription));
+    }
+    // The parts list names every switch tier and cable tier with its count; an OCS's circuits are not in it, so
+    // OCS candidates are never merged.
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const DesignCandidate& k) {
+      return c.error.empty() && k.error.empty() && k.family == c.family && c.family != "ocs" && k.parts == c.parts;
+    });
+    if (same != kept.end()) {
+      rep.merged.push_back(asked + ": the same build as " + same->label);
+      continue;
+    }
+    kept.push_back(std::move(c));
+  }
+  cs = std::move(kept);
   for (DesignCandidate& c : cs) {
     if (!c.error.empty()) continue;
     c.within_limits = !(rep.budget && c.capex_usd > rep.budget->value()) && !(rep.power && c.it_peak_power_w > rep.power->value());

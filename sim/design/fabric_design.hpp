@@ -53,6 +53,9 @@ struct DesignReport {
   std::vector<DesignCandidate> candidates;
   int best = -1;                        ///< index into candidates; -1 when none fits the limits
   std::vector<StrideTraffic> traffic;   ///< node-to-node bytes per step by stride, heaviest first
+  /// Candidates whose build came out identical to an earlier one's (a small cluster fits one switch whatever the
+  /// tiers or oversubscription asked for), as "label: the same build as label"; they are not listed again.
+  std::vector<std::string> merged;
   std::optional<Dollars> budget;
   std::optional<Watts> power;
 };

@@ -52,6 +52,17 @@ TEST(FabricDesign, FrontBestAndVerdicts) {
   }
   EXPECT_EQ(families, (std::set<std::string>{"fat-tree", "rail-optimized", "rail-only", "torus", "hypercube",
                                              "dragonfly", "ocs"}));
+  // 4 nodes x 8 NICs = 32 ports fit one 64-port leaf at every oversubscription, so the six fat-trees are one build:
+  // listed once (labelled by the tiers it got), the other five named in `merged`.
+  int fat_trees = 0;
+  for (const auto& c : rep.candidates) fat_trees += c.family == "fat-tree";
+  EXPECT_EQ(fat_trees, 1);
+  EXPECT_EQ(rep.merged.size(), 5U);
+  for (const auto& c : rep.candidates) {
+    if (c.family == "fat-tree") {
+      EXPECT_EQ(c.label, "fat-tree 1-tier 1:1");
+    }
+  }
   // The front: exactly the candidates no other beats or equals in all three objectives.
   for (const auto& c : rep.candidates) {
     bool dominated = false;
