@@ -163,6 +163,24 @@ const ParamTable<ServiceSpec>& service_params() {
   return t;
 }
 
+const ParamTable<TraceSpec>& trace_params() {
+  static const ParamTable<TraceSpec> t = [] {
+    ParamTable<TraceSpec> p("traces", "Public job traces read as batch jobs (a list; docs/schedule.md gives each "
+                                      "format's mapping).");
+    p.field("file", &TraceSpec::file, {.help = "the trace (CSV), relative to the schedule", .required = true});
+    p.choice("format", &TraceSpec::format, trace_format_names(),
+             {.help = "csv (submit_s, gpus, duration_s), helios (SenseTime's cluster_log.csv) or pai (Alibaba "
+                      "PAI's pai_task_table.csv)"});
+    p.field("tenant", &TraceSpec::tenant, {.help = "who pays for its jobs"});
+    p.field("limit", &TraceSpec::limit, {.help = "jobs at most, in submit order (0: all)", .min = 0.0});
+    p.field("offset", &TraceSpec::offset,
+            {.help = "the trace's first submit happens this long after the span starts", .min = 0.0});
+    p.check([](const InputNode& n, TraceSpec& spec) { spec.where = n.location(); });
+    return p;
+  }();
+  return t;
+}
+
 template <class T>
 ParamSection list_schema(const ParamTable<T>& table) {
   ParamSection s = table.schema();
@@ -212,6 +230,9 @@ const ParamTable<ScheduleConfig>& schedule_params() {
     p.custom_section(list_schema(service_params()), [](const InputNode& n, ScheduleConfig& c) {
       c.services = read_list(n, service_params());
     });
+    p.custom_section(list_schema(trace_params()), [](const InputNode& n, ScheduleConfig& c) {
+      c.traces = read_list(n, trace_params());
+    });
     p.check([](const InputNode& n, ScheduleConfig& c) {
       std::set<std::string> names;
       const auto unique = [&](const std::string& name, const char* list) {
@@ -220,7 +241,7 @@ const ParamTable<ScheduleConfig>& schedule_params() {
       for (const auto& j : c.training) unique(j.name, "training");
       for (const auto& j : c.batch) unique(j.name, "batch");
       for (const auto& s : c.services) unique(s.name, "services");
-      if (names.empty()) n.fail("no work: give training, batch or services entries");
+      if (names.empty() && c.traces.empty()) n.fail("no work: give training, batch, services or traces entries");
     });
     return p;
   }();
@@ -239,6 +260,7 @@ ScheduleConfig parse_schedule(const InputNode& root, const std::string& path) {
   if (!c.colocation.empty()) c.colocation = resolve(path, c.colocation);
   for (auto& j : c.training) j.scenario = resolve(path, j.scenario);
   for (auto& s : c.services) s.scenario = resolve(path, s.scenario);
+  for (auto& t : c.traces) t.file = resolve(path, t.file);
   return c;
 }
 

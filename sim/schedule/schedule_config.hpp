@@ -13,6 +13,7 @@
 #include "sim/input/param_table.hpp"
 #include "sim/input/yaml_edit.hpp"
 #include "sim/schedule/colocation_model.hpp"
+#include "sim/schedule/job_trace.hpp"
 
 namespace cs {
 
@@ -70,6 +71,16 @@ struct ServiceSpec {
   SourceLocation where;
 };
 
+/// A public job trace read as batch jobs (job_trace.hpp).
+struct TraceSpec {
+  std::string file;            ///< resolved against the schedule's directory
+  TraceFormat format = TraceFormat::csv;
+  std::string tenant = "trace";
+  int limit = 0;               ///< jobs at most, in submit order (0: all)
+  Time offset;                 ///< the trace's first submit is at this time of the span
+  SourceLocation where;
+};
+
 struct ScheduleConfig {
   std::string name;
   std::string path;            ///< the file, for resolving relative paths
@@ -84,6 +95,7 @@ struct ScheduleConfig {
   std::vector<TrainingJobSpec> training;
   std::vector<BatchJobSpec> batch;
   std::vector<ServiceSpec> services;
+  std::vector<TraceSpec> traces;
 };
 
 /// The schedule file's declared keys (schema, docs); the job lists' entries are declared by their own tables.

@@ -334,6 +334,28 @@ ScheduleRun run_schedule(const ScheduleConfig& config) {
       config.colocation.empty() ? ColocationParams::shipped() : load_colocation_params(config.colocation);
   for (const auto& spec : config.training) run.jobs.push_back(training_job(config, spec, run.notes));
   for (const auto& spec : config.batch) run.jobs.push_back(batch_job(spec));
+  for (const auto& trace : config.traces) {
+    TraceRead read;
+    try {
+      read = read_job_trace(trace.file, trace.format, trace.limit, trace.offset, trace.tenant);
+    } catch (const InputError& e) {
+      throw InputError(trace.where, "traces", std::string("the trace does not read: ") + e.what());
+    }
+    for (const TraceJob& t : read.jobs) {
+      BatchJobSpec b;
+      b.name = t.name;
+      b.tenant = t.tenant;
+      b.gpus = t.gpus;
+      b.duration = Time::from_seconds(t.duration_s);
+      b.submit = Time::from_seconds(t.submit_s);
+      b.priority = t.priority;
+      run.jobs.push_back(batch_job(b));
+    }
+    run.notes.push_back(fmt::format("trace {} ({}): {} jobs read as batch jobs, {} rows skipped (no GPUs or no "
+                                    "run time)",
+                                    trace.file, trace_format_names().name(trace.format), read.jobs.size(),
+                                    read.skipped));
+  }
   std::vector<std::shared_ptr<ServiceEvaluator>> keep;
   for (const auto& spec : config.services) {
     run.services.push_back(service_model(config, spec, params, run.cluster, keep, run.notes));
