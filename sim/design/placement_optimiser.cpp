@@ -111,6 +111,18 @@ PlacementSolution greedy_local_search(const NodeTraffic& t, const std::vector<do
   s.cost = placement_cost(t, d, s.order);
   local_search(t, d, s);
   s.cost = placement_cost(t, d, s.order);  // drop the running sum's rounding
+  // The greedy start can lead local search into a worse basin than the order the job came in (a rail fabric
+  // whose units already hold whole DP rings); searching from that order too, the better result is kept, so the
+  // method never returns a placement costlier than the one it was given.
+  PlacementSolution from_given;
+  from_given.order.resize(static_cast<std::size_t>(n));
+  std::iota(from_given.order.begin(), from_given.order.end(), 0);
+  from_given.cost = placement_cost(t, d, from_given.order);
+  local_search(t, d, from_given);
+  from_given.cost = placement_cost(t, d, from_given.order);
+  from_given.moves += s.moves;
+  if (from_given.cost < s.cost) return from_given;
+  s.moves = from_given.moves;
   return s;
 }
 

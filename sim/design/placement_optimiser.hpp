@@ -31,7 +31,8 @@ struct PlacementSolution {
 [[nodiscard]] double placement_cost(const NodeTraffic& traffic, const std::vector<double>& dist,
                                     const std::vector<int>& order);
 /// Nodes by total traffic, heaviest first, each to the free seat closest (traffic-weighted) to those placed;
-/// then pairwise swaps that lower the cost until none does. Deterministic.
+/// then pairwise swaps that lower the cost until none does; the same swaps from the given order, and the better
+/// of the two (so never costlier than the given order). Deterministic.
 [[nodiscard]] PlacementSolution greedy_local_search(const NodeTraffic& traffic, const std::vector<double>& dist);
 /// Random pairwise swaps from the given order, accepted by the Metropolis rule under geometric cooling from the
 /// mean cost change of a swap to a thousandth of it, `moves_per_node` x nodes moves; seeded (deterministic).
