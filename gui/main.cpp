@@ -13,6 +13,7 @@
 
 #include "gui/charts_panel.hpp"
 #include "gui/main_window.hpp"
+#include "gui/schedule_view.hpp"
 #include "gui/design_view.hpp"
 #include "gui/plan_search_view.hpp"
 #include "gui/sweep_view.hpp"
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
   cli.addHelpOption();
   cli.addVersionOption();
   cli.addOption({"screenshot", "Run SCENARIO, save the window as FILE.png and exit.", "FILE.png"});
-  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep, search, design).",
+  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep, search, design, schedule).",
                  "TAB", "breakdown"});
   cli.addOption({"pin", "With --screenshot: run SCENARIO as written first and pin it as the baseline."});
   cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   cli.addOption({"plot", "With --sweep: plot Y against X (result fields or axis keys).", "X,Y"});
   cli.addOption({"series", "With --sweep: one series per value of the sweep axis AXIS (none: one series).", "AXIS"});
   cli.addOption({"pareto", "With --sweep: draw the Pareto front of the plot."});
+  cli.addOption({"schedule", "With --view schedule: the schedule file to simulate in the Schedule tab.", "FILE"});
   cli.addOption({"top", "With --view search: plans replayed in full from the head of the screened ranking.", "K", "5"});
   cli.addPositionalArgument("SCENARIO", "A scenario YAML file to open.", "[SCENARIO]");
   cli.process(app);
@@ -93,7 +95,8 @@ int main(int argc, char** argv) {
       if (cli.isSet("series")) window.sweep_view()->set_series_by(cli.value("series"));
       window.sweep_view()->set_pareto(cli.isSet("pareto"));
     }
-    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep", "search", "design"};
+    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep", "search", "design",
+                           "schedule"};
     const int tab = static_cast<int>(tabs.indexOf(cli.value("view")));
     if (tab < 0) {
       std::cerr << "clustersim-gui: --view must be one of " << tabs.join(", ").toStdString() << "\n";
@@ -125,6 +128,18 @@ int main(int argc, char** argv) {
       design->wait();
       if (design->report().candidates.empty()) {
         std::cerr << "clustersim-gui: " << design->summary_text().toStdString() << "\n";
+        return 2;
+      }
+    }
+    if (cli.value("view") == "schedule") {
+      cs::gui::ScheduleView* schedule = window.schedule_view();
+      if (!cli.isSet("schedule") || !schedule->open(cli.value("schedule"))) {
+        std::cerr << "clustersim-gui: --view schedule needs --schedule FILE\n";
+        return 2;
+      }
+      schedule->wait();
+      if (!schedule->run()) {
+        std::cerr << "clustersim-gui: " << schedule->summary_text().toStdString() << "\n";
         return 2;
       }
     }

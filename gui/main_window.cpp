@@ -20,6 +20,7 @@
 
 #include "gui/charts_panel.hpp"
 #include "gui/design_view.hpp"
+#include "gui/schedule_view.hpp"
 #include "gui/human_units.hpp"
 #include "gui/param_form.hpp"
 #include "gui/plan_search_view.hpp"
@@ -100,6 +101,13 @@ void MainWindow::build_layout() {
   charts_->addTab(search_, "Plan search");
   design_ = new DesignView(doc_);
   charts_->addTab(design_, "Design");
+  schedule_ = new ScheduleView;
+  charts_->addTab(schedule_, "Schedule");
+  connect(schedule_, &ScheduleView::open_requested, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, "Open schedule", QString(),
+                                                      "Schedule files (*.yaml *.yml);;All files (*)");
+    if (!path.isEmpty()) schedule_->open(path);
+  });
   connect(search_, &PlanSearchView::plan_applied, this, [this](const QString& description) {
     form_->reload();
     form_->show_field("parallelism.tp");

@@ -25,6 +25,7 @@ namespace cs::gui {
 class ChartsPanel;
 class ParamForm;
 class DesignView;
+class ScheduleView;
 class PlanSearchView;
 class RunsTable;
 class SweepView;
@@ -72,6 +73,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] SweepView* sweep_view() const { return sweep_; }
   [[nodiscard]] PlanSearchView* plan_search_view() const { return search_; }
   [[nodiscard]] DesignView* design_view() const { return design_; }
+  [[nodiscard]] ScheduleView* schedule_view() const { return schedule_; }
   [[nodiscard]] QAction* run_action() const { return run_action_; }
   /// The message in the error banner; empty when none is shown.
   [[nodiscard]] QString error_text() const;
@@ -111,6 +113,7 @@ class MainWindow : public QMainWindow {
   SweepView* sweep_ = nullptr;
   PlanSearchView* search_ = nullptr;
   DesignView* design_ = nullptr;
+  ScheduleView* schedule_ = nullptr;
   ScenarioRunner* runner_ = nullptr;
   QLabel* banner_ = nullptr;
   QLabel* status_ = nullptr;
