@@ -92,6 +92,12 @@ TEST(FabricDesign, LimitsDecideTheBest) {
   const DesignReport none = design_superpod_32(o);
   EXPECT_EQ(none.best, -1);
   for (const auto& c : none.candidates) EXPECT_NE(c.verdict.find("over the"), std::string::npos) << c.verdict;
+  // An IT power limit below every candidate's peak: none fits, each says by how much.
+  DesignOptions p;
+  p.power = Watts{1000.0};
+  const DesignReport cold = design_superpod_32(p);
+  EXPECT_EQ(cold.best, -1);
+  for (const auto& c : cold.candidates) EXPECT_NE(c.verdict.find("IT peak"), std::string::npos) << c.verdict;
   // A budget just above the cheapest candidate's capex admits that candidate (and maybe others that cost as much).
   const DesignReport all = design_superpod_32();
   double cheapest = 1e300;
