@@ -134,17 +134,7 @@ const std::vector<std::string>& validation_columns() {
   return cols;
 }
 
-std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row& row, std::string& skip,
-                                          std::vector<std::string>& assumptions, const LayoutChooser& choose) {
-  auto cell = [&](const char* c) -> const std::string& { return t.cell(row, c); };
-  auto num = [&](const char* c) { return number(cell(c)); };
-  const SourceLocation where{t.file(), row.line, 0};
-  Scenario sc;
-  sc.file = t.file() + ":" + std::to_string(row.line);
-  sc.name = "row " + cell("row_id") + ": " + cell("model");
-
-  const std::string hw = cell("hardware");
-  std::string profile, topology;
+bool hardware_profile(const std::string& hw, std::string& profile, std::string& topology, std::string& skip) {
   const std::string uhw = [&] {
     std::string u = hw;
     for (char& ch : u) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -154,7 +144,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   if (contains(uhw, "GH200") || (contains(uhw, "H100") && (contains(uhw, "PCIE") || contains(uhw, " NVL")))) {
     skip = "hardware \"" + hw + "\" has no device profile (GH200, H100 PCIe and H100 NVL differ from the SXM parts in "
            "memory, power and node)";
-    return std::nullopt;
+    return false;
   }
   // The export variants first (a cell may name the parent too): their parent's compute, NVLink cut to 400 GB/s.
   if (contains(uhw, "A800")) { profile = "a800-sxm"; topology = "hgx-a800"; }
@@ -175,7 +165,22 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // The B200 has no calibration of this project's: its datasheet peaks at the GEMM, attention and HBM efficiencies
   // published measurements give (profiles/b200.yaml), in DGX B200 nodes.
   else if (contains(uhw, "B200")) { profile = "b200"; topology = "dgx-b200"; }
-  else { skip = "hardware \"" + hw + "\" has no device profile"; return std::nullopt; }
+  else { skip = "hardware \"" + hw + "\" has no device profile"; return false; }
+  return true;
+}
+
+std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row& row, std::string& skip,
+                                          std::vector<std::string>& assumptions, const LayoutChooser& choose) {
+  auto cell = [&](const char* c) -> const std::string& { return t.cell(row, c); };
+  auto num = [&](const char* c) { return number(cell(c)); };
+  const SourceLocation where{t.file(), row.line, 0};
+  Scenario sc;
+  sc.file = t.file() + ":" + std::to_string(row.line);
+  sc.name = "row " + cell("row_id") + ": " + cell("model");
+
+  const std::string hw = cell("hardware");
+  std::string profile, topology;
+  if (!hardware_profile(hw, profile, topology, skip)) return std::nullopt;
   // The part's profile, parsed once for the row (its rules below and the scenario read it).
   std::optional<DeviceProfile> part;
   const auto part_profile = [&]() -> const DeviceProfile& {
@@ -885,6 +890,18 @@ ValidationRow predict_row(const CsvTable& t, const CsvTable::Row& row, const Lay
   v.source = t.cell(row, "source");
   v.model = t.cell(row, "model");
   v.gpus = static_cast<int>(number(t.cell(row, "gpu_count")).value_or(0));
+  if (is_serving_row(t, row)) {
+    try {
+      predict_serving_row(t, row, v);
+    } catch (const InputError& e) {
+      v.skipped = e.message();
+      if (!e.key_path().empty()) v.skipped = e.key_path() + ": " + *v.skipped;
+    } catch (const std::exception& e) {
+      v.skipped = std::string("could not be simulated: ") + e.what();
+    }
+    if (v.skipped) v.predicted = 0;
+    return v;
+  }
   if (const auto measured = measured_quantity(t, row)) std::tie(v.quantity, v.measured) = *measured;
   else {
     v.skipped = "measures nothing to compare (no step time, tokens/s, TFLOP/s or MFU)";

@@ -46,7 +46,7 @@ struct ValidationRow {
   [[nodiscard]] double error() const noexcept { return (predicted - measured) / measured; }
   /// Measured / predicted step time (for a throughput-like quantity, predicted / measured).
   [[nodiscard]] double time_ratio() const noexcept {
-    return quantity == "step_time_s" ? measured / predicted : predicted / measured;
+    return quantity.ends_with("_s") ? measured / predicted : predicted / measured;
   }
 };
 
@@ -57,6 +57,18 @@ using PlanFilter = std::function<bool(const ParallelPlan&, const Overlap&)>;
 /// batch, precision, topology and profile are set), and returns a description of it; nullopt when no plan
 /// fits. The plan search provides one (choose_fastest_plan, sim/search/fastest_plan.hpp).
 using LayoutChooser = std::function<std::optional<std::string>(Scenario&, const PlanFilter& keep)>;
+
+/// The device profile and topology of a row's `hardware` cell ("H100-SXM 80GB" -> h100-sxm, dgx-h100); false, with
+/// the reason in `skip`, for hardware no profile models.
+[[nodiscard]] bool hardware_profile(const std::string& hw, std::string& profile, std::string& topology,
+                                    std::string& skip);
+/// A serving row (row_kind serve_prefill, serve_decode or serve_generate; ../shared/validation/README.md) priced
+/// by the serving layer's iteration cost on the row's hardware, model and deployment, slowed by the co-location
+/// model when the row shares its GPUs (colocated_with, isolation). Fills `v` (quantity, measured, predicted) or
+/// its `skipped`. serving_rows.cpp.
+void predict_serving_row(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v);
+/// True for the serving row kinds.
+[[nodiscard]] bool is_serving_row(const CsvTable& t, const CsvTable::Row& row);
 
 /// The columns a validation file must have.
 [[nodiscard]] const std::vector<std::string>& validation_columns();
