@@ -120,6 +120,26 @@ RunResult run(const Scenario& sc, const RunOptions& options) {
     return sc.plan.placement == Placement::optimise && !sc.serving ? run_with_placement(sc, std::move(r)) : r;
   };
   if (options.trace_json == nullptr) return placed(run_scenario(sc, observers));
+  if (sc.serving) {
+    // A service's timeline: its engine iterations, one track per replica (the first 200,000).
+    Scenario traced = sc;
+    traced.serving->record_iterations = 200'000;
+    RunResult r = run_scenario(traced, observers);
+    nlohmann::json events = nlohmann::json::array();
+    for (int i = 0; i < traced.serving->deployment.replicas; ++i) {
+      events.push_back({{"ph", "M"}, {"pid", i + 1}, {"name", "process_name"},
+                        {"args", {{"name", "replica " + std::to_string(i)}}}});
+    }
+    for (const IterationRecord& it : r.serving_iterations) {
+      const char* what = it.prefills > 0 ? (it.decodes > 0 ? "prefill + decode" : "prefill") : "decode";
+      events.push_back({{"ph", "X"}, {"pid", it.replica + 1}, {"tid", 1}, {"name", what}, {"cat", "iteration"},
+                        {"ts", it.start.seconds() * 1e6}, {"dur", (it.end - it.start).seconds() * 1e6},
+                        {"args", {{"prefill_chunks", it.prefills}, {"prefill_tokens", it.prefill_tokens},
+                                  {"decodes", it.decodes}}}});
+    }
+    *options.trace_json = nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump();
+    return r;
+  }
   TraceWriter trace;
   observers.push_back(&trace);
   RunResult r = run_scenario(sc, observers);

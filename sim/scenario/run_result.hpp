@@ -9,6 +9,7 @@
 #include "sim/facility/tco_model.hpp"
 #include "sim/hardware/compute_cost_model.hpp"
 #include "sim/replay/step_replay.hpp"
+#include "sim/serving/request_sim.hpp"
 #include "sim/serving/serving_report.hpp"
 #include "sim/workload/error_band.hpp"
 #include "sim/workload/memory_model.hpp"
@@ -56,6 +57,8 @@ struct RunResult {
   /// training fields above are then unset.
   std::optional<ServingResult> serving;
   std::string serving_comm;        ///< how the replica's communication was priced
+  /// The service's first iterations (when its config asks to record them): the timeline of `run --trace`.
+  std::vector<IterationRecord> serving_iterations;
   /// Set when the plan asks for placement: optimise.
   std::optional<PlacementReport> placement;
 };

@@ -40,6 +40,7 @@ void run_service(const Scenario& sc, RunResult& r) {
   r.serving_comm = comm.describe();
   ServingRun run = run_serving(config, sc.model, *compute, comm, sc.profile.gpu.memory);
   r.serving = std::move(run.result);
+  r.serving_iterations = std::move(run.iterations);
   r.memory_capacity = sc.profile.gpu.memory;
   if (r.gpus < sc.gpus) {
     r.warnings.push_back("the service uses " + std::to_string(r.gpus) + " of the node's " + std::to_string(sc.gpus) +

@@ -48,6 +48,7 @@ class RequestSim {
     out.result = summarise_serving(requests_, stats, memory_, config_.slo, std::move(samples_), window_, stopped);
     out.events = engine_.executed();
     out.requests = std::move(requests_);
+    out.iterations = std::move(iterations_);
     return out;
   }
 
@@ -88,6 +89,14 @@ class RequestSim {
     Replica& r = replicas_[static_cast<std::size_t>(i)];
     if (r.in_flight()) return;
     if (const std::optional<Time> t = r.start_iteration()) {
+      if (static_cast<std::int64_t>(iterations_.size()) < config_.record_iterations) {
+        IterationRecord rec{i, engine_.now(), engine_.now() + *t, 0, 0, r.batch().decodes};
+        for (const auto& c : r.batch().prefills) {
+          rec.prefill_tokens += c.tokens;
+          ++rec.prefills;
+        }
+        iterations_.push_back(rec);
+      }
       engine_.schedule_in(*t, [this, i] {
         replicas_[static_cast<std::size_t>(i)].end_iteration(engine_.now());
         start(i);
@@ -110,6 +119,7 @@ class RequestSim {
   RequestSource source_;
   std::vector<Request> requests_;
   std::vector<Replica> replicas_;
+  std::vector<IterationRecord> iterations_;
   std::vector<QueueSample> samples_;
   int next_replica_ = 0;
 };

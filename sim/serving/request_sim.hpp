@@ -19,8 +19,19 @@
 
 namespace cs {
 
+/// One engine iteration of one replica, for the timeline (`clustersim run --trace` on a service).
+struct IterationRecord {
+  int replica = 0;
+  Time start, end;
+  std::int64_t prefill_tokens = 0;  ///< prompt tokens of the chunks in it
+  int prefills = 0;                 ///< prompt chunks in it
+  std::int64_t decodes = 0;         ///< sequences decoding one token
+};
+
 struct ServingRun {
   ServingResult result;
+  /// The first config.record_iterations iterations (in start order), when asked for.
+  std::vector<IterationRecord> iterations;
   std::vector<Request> requests;  ///< every request that arrived, in arrival order
   std::uint64_t events = 0;       ///< engine events executed
 };

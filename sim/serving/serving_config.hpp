@@ -100,6 +100,8 @@ struct ServingConfig {
   std::optional<Time> duration;
   Time drain = Time::from_seconds(600);     ///< after the last arrival, how long in-flight requests may finish
   std::int64_t seed = 1;
+  /// Not a file key: keep each iteration (replica, start, end, shape) for a timeline, at most this many (0: none).
+  std::int64_t record_iterations = 0;
 };
 
 [[nodiscard]] const EnumTable<Batching>& batching_names();
