@@ -1,5 +1,7 @@
 #include "sim/report/service_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "sim/core/human_units.hpp"
@@ -18,6 +20,10 @@ std::optional<ServiceCost> service_cost(const RunResult& r) {
   c.window_usd = r.tco->run_cost.value();
   c.usd_per_million_tokens = c.window_usd / tokens * 1e6;
   c.usd_per_million_output_tokens = c.window_usd / output * 1e6;
+  const double input = tokens - output;
+  const double share = std::clamp(s.prefill_share, 0.0, 1.0);
+  if (input > 0) c.usd_per_million_input_tokens_split = c.window_usd * share / input * 1e6;
+  c.usd_per_million_output_tokens_split = c.window_usd * (1 - share) / output * 1e6;
   c.owned_usd_per_gpu_hour = r.tco->owned_per_gpu_hour.value();
   return c;
 }
@@ -35,6 +41,8 @@ nlohmann::ordered_json service_json(const Scenario& sc, const RunResult& r) {
     j["cost"] = {{"window_usd", c->window_usd},
                  {"usd_per_million_tokens", c->usd_per_million_tokens},
                  {"usd_per_million_output_tokens", c->usd_per_million_output_tokens},
+                 {"split_by_gpu_time", {{"usd_per_million_input_tokens", c->usd_per_million_input_tokens_split},
+                                        {"usd_per_million_output_tokens", c->usd_per_million_output_tokens_split}}},
                  {"owned_usd_per_gpu_hour", c->owned_usd_per_gpu_hour}};
   } else {
     j["cost"] = nullptr;
@@ -97,6 +105,10 @@ std::string service_summary(const Scenario& sc, const RunResult& r) {
     out += "\nCost (owned cluster, the simulated window)\n";
     line("per million tokens", fmt::format("${:.3g} (prompt and output), ${:.3g} per million output tokens",
                                            cost->usd_per_million_tokens, cost->usd_per_million_output_tokens));
+    line("priced separately", fmt::format("${:.3g} per million input tokens, ${:.3g} per million output tokens "
+                                          "(the window split by prefill and decode GPU time)",
+                                          cost->usd_per_million_input_tokens_split,
+                                          cost->usd_per_million_output_tokens_split));
     line("owned GPU-hour", fmt::format("${:.3f}", cost->owned_usd_per_gpu_hour));
     line("capex", format_dollars(r.tco->hardware_capex.value()) + " hardware");
     line("IT power", format_watts(r.tco->power.it_average.value()) + " average");

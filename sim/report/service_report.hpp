@@ -17,6 +17,11 @@ struct ServiceCost {
   double window_usd = 0;                    ///< the window on the owned cluster (TcoReport::run_cost)
   double usd_per_million_tokens = 0;        ///< prompt and output tokens together
   double usd_per_million_output_tokens = 0;  ///< all of it charged to the output tokens
+  /// Priced separately, as providers quote them: the window's cost split by the GPU time of iterations that hold
+  /// a prompt chunk (input) and of decode-only iterations (output), idle time pro rata. A chunked-prefill
+  /// iteration that mixes both counts as input.
+  double usd_per_million_input_tokens_split = 0;
+  double usd_per_million_output_tokens_split = 0;
   double owned_usd_per_gpu_hour = 0;
 };
 /// Nullopt without a TCO report or without tokens served.

@@ -53,6 +53,14 @@ TEST(ServiceScenario, RunsRequestByRequestAndIsPriced) {
   const double tokens = (r.serving->input_tokens_per_s + r.serving->output_tokens_per_s) * seconds;
   EXPECT_NEAR(j["cost"]["usd_per_million_tokens"].get<double>(), r.tco->run_cost.value() / tokens * 1e6, 1e-9);
   EXPECT_GT(j["cost"]["usd_per_million_output_tokens"].get<double>(), j["cost"]["usd_per_million_tokens"].get<double>());
+  // Priced separately: the window split by prefill and decode GPU time, so the input and output parts add up to it.
+  const auto& split = j["cost"]["split_by_gpu_time"];
+  const double input_tokens = r.serving->input_tokens_per_s * seconds, output_tokens = r.serving->output_tokens_per_s * seconds;
+  EXPECT_NEAR(split["usd_per_million_input_tokens"].get<double>() * input_tokens / 1e6 +
+                  split["usd_per_million_output_tokens"].get<double>() * output_tokens / 1e6,
+              r.tco->run_cost.value(), 1e-6 * r.tco->run_cost.value());
+  EXPECT_NEAR(split["usd_per_million_input_tokens"].get<double>() * input_tokens / 1e6,
+              r.tco->run_cost.value() * r.serving->prefill_share, 1e-6 * r.tco->run_cost.value());
   const std::string summary = text_summary(sc, r);
   EXPECT_NE(summary.find("time to first token"), std::string::npos) << summary;
   EXPECT_NE(summary.find("per million tokens"), std::string::npos) << summary;
