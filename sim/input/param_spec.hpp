@@ -55,6 +55,7 @@ struct ParamSection {
   std::string key;            ///< empty for a file's top level
   std::string help;
   bool required = false;      ///< the section must be present
+  bool list = false;          ///< a list of entries, each a mapping of these keys (a schedule's jobs)
   std::vector<ParamSpec> params;
   std::vector<ParamSection> sections;
 

@@ -56,7 +56,7 @@ void rows(const ParamSection& s, const std::string& prefix, std::string& out) {
     out += "| `" + base + p.key + "` | " + type_text(p) + " | " + def + " | " + escape_cell(allowed(p)) + " | " +
            escape_cell(p.help) + " |\n";
   }
-  for (const auto& sub : s.sections) rows(sub, base + sub.key, out);
+  for (const auto& sub : s.sections) rows(sub, base + sub.key + (sub.list ? "[]" : ""), out);
 }
 
 nlohmann::json value_schema(const ParamSpec& p) {
@@ -115,7 +115,8 @@ nlohmann::json section_schema(const ParamSection& s) {
     if (p.required) required.push_back(p.key);
   }
   for (const auto& sub : s.sections) {
-    props[sub.key] = section_schema(sub);
+    props[sub.key] = sub.list ? nlohmann::json{{"type", "array"}, {"description", sub.help}, {"items", section_schema(sub)}}
+                              : section_schema(sub);
     if (sub.required) required.push_back(sub.key);
   }
   j["properties"] = props;

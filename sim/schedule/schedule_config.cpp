@@ -184,6 +184,7 @@ const ParamTable<TraceSpec>& trace_params() {
 template <class T>
 ParamSection list_schema(const ParamTable<T>& table) {
   ParamSection s = table.schema();
+  s.list = true;
   return s;
 }
 
