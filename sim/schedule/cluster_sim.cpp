@@ -47,8 +47,7 @@ class Simulation {
  public:
   Simulation(const ClusterModel& c, const std::vector<WorkJob>& jobs, const std::vector<ServiceModel>& services)
       : c_(c), jobs_(jobs), services_(services), owner_(c.gpus, -1), svc_(c.gpus, -1),
-        node_up_(nodes(), true), js_(jobs.size()), replicas_(services.size()), busy_(services.size(), 0.0),
-        slowdown_(services.size(), 1.0) {
+        node_up_(nodes(), true), js_(jobs.size()), replicas_(services.size()), busy_(services.size(), 0.0) {
     r_.jobs.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       auto& o = r_.jobs[i];
@@ -171,7 +170,6 @@ class Simulation {
       }
       const double it_w = gpu_w + up_nodes * c_.node_base_w + c_.fabric_w;
       const double facility_w = it_w * c_.pue;
-      overhead_j_ += (up_nodes * c_.node_base_w + c_.fabric_w) * c_.pue * dt;
       // Split [now_, t) at hour boundaries.
       double from = now_;
       while (from < t - kEps) {
@@ -533,7 +531,6 @@ class Simulation {
         h.outcome.tpot_p99_s = worst(alone > 0 ? a.tpot_p99_s : std::nullopt, h.colocated > 0 ? b.tpot_p99_s : std::nullopt);
         h.outcome.busy = wa * a.busy + wb * b.busy;
         busy_[s] = h.outcome.busy;
-        slowdown_[s] = h.colocated > 0 ? m.colocation.replica_slowdown : 1.0;
       }
       if (h.replicas == 0) busy_[s] = 0;
       r_.services[s].hours.push_back(h);
@@ -704,11 +701,9 @@ class Simulation {
       h.over_circuit = c_.circuit_w && h.peak_facility_kw * 1e3 > *c_.circuit_w;
       r_.over_circuit_hours += h.over_circuit ? 1 : 0;
     }
-    const double n_hours = std::max<std::size_t>(1, r_.hours.size());
     // The last hour may be partial: weight by the span.
     r_.gpu_allocated_fraction = alloc * kHour / c_.span_s;
     r_.gpu_busy_fraction = busy * kHour / c_.span_s;
-    (void)n_hours;
     r_.energy_kwh = energy;
     r_.fragmentation = frag_ / c_.span_s;
     // Cost: every fixed cost spread over GPU-seconds; each job and service pays for the GPU-time it held and
@@ -737,10 +732,10 @@ class Simulation {
   std::vector<bool> node_up_;
   std::vector<JobState> js_;
   std::vector<std::vector<Replica>> replicas_;
-  std::vector<double> busy_, slowdown_;
+  std::vector<double> busy_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;
   std::uint64_t seq_ = 0;
-  double now_ = 0, frag_ = 0, overhead_j_ = 0;
+  double now_ = 0, frag_ = 0;
   int hour_ = 0;
   std::set<std::string> oom_warned_;
   ScheduleResult r_;

@@ -79,12 +79,9 @@ void cluster_model(const ScheduleConfig& cfg, ScheduleRun& run) {
                                   c.gpus, c.gpus_per_node, c.gpu_idle_w, c.pue, c.fixed_usd_per_s * 3600 / c.gpus,
                                   c.usd_per_joule * 3.6e6));
   run.notes.push_back("power curve: " + p.curve.source);
-  (void)run;
 }
 
-double compute_power(const Scenario& sc) { return sc.profile.gpu.tdp.value(); }
-
-WorkJob training_job(const ScheduleConfig& cfg, const TrainingJobSpec& spec, std::vector<std::string>& notes) {
+WorkJob training_job(const TrainingJobSpec& spec, std::vector<std::string>& notes) {
   WorkJob j;
   j.name = spec.name;
   j.tenant = spec.tenant;
@@ -115,7 +112,7 @@ WorkJob training_job(const ScheduleConfig& cfg, const TrainingJobSpec& spec, std
     sizes.push_back(top.gpus);
   }
   std::vector<std::pair<int, double>> ok;  // (gpus, tokens/s)
-  double memory = 0, power = compute_power(top);
+  double memory = 0, power = top.profile.gpu.tdp.value();
   std::string skipped;
   for (int g : sizes) {
     try {
@@ -153,7 +150,6 @@ WorkJob training_job(const ScheduleConfig& cfg, const TrainingJobSpec& spec, std
   notes.push_back(fmt::format("{}: {:.3g} tokens at {:.0f} tokens/s on {} GPUs = {:.1f} h alone; speed by size{}{}",
                               spec.name, tokens, best, j.sizes.back(), j.work_s / 3600, sz,
                               skipped.empty() ? "" : "; skipped" + skipped));
-  (void)cfg;
   return j;
 }
 
@@ -176,11 +172,10 @@ WorkJob batch_job(const BatchJobSpec& spec) {
 /// autoscaler's capacity search call it with the same rates many times.
 class ServiceEvaluator {
  public:
-  ServiceEvaluator(Scenario sc, double cluster_idle_w)
+  explicit ServiceEvaluator(Scenario sc)
       : sc_(std::move(sc)),
         compute_(make_cost_model(sc_.profile, sc_.facility.power.gpu_power_cap)),
-        comm_(sc_.topology, sc_.serving->deployment.tp, collective_calibration(sc_.network)),
-        idle_w_(cluster_idle_w) {}
+        comm_(sc_.topology, sc_.serving->deployment.tp, collective_calibration(sc_.network)) {}
 
   /// `rate` requests/s per replica with every iteration `slowdown` times slower: the same run at rate x slowdown
   /// with the SLO divided by slowdown, its latencies times slowdown (a uniform slowdown only rescales time).
@@ -224,7 +219,6 @@ class ServiceEvaluator {
       (evaluate(mid, 1).attainment >= target ? lo : hi) = mid;
     }
     capacity_ = lo;
-    at_capacity_ = last_;
     (void)evaluate(std::max(lo, 1e-3), 1);
     at_capacity_ = last_;
     return capacity_;
@@ -254,7 +248,6 @@ class ServiceEvaluator {
   Scenario sc_;
   std::unique_ptr<ComputeCostModel> compute_;
   TopologyComm comm_;
-  double idle_w_;
   std::mutex mu_;
   std::map<std::pair<long, long>, HourService> memo_;
   ServingResult last_, at_capacity_;
@@ -289,7 +282,7 @@ ServiceModel service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, c
     throw InputError(spec.where, "services." + spec.name,
                      fmt::format("a replica of {} GPUs spans nodes of {}", gpr, cluster.gpus_per_node));
   }
-  auto eval = std::make_shared<ServiceEvaluator>(std::move(sc), cluster.gpu_idle_w);
+  auto eval = std::make_shared<ServiceEvaluator>(std::move(sc));
   keep.push_back(eval);
   ServiceModel m;
   m.name = spec.name;
@@ -313,7 +306,10 @@ ServiceModel service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, c
   const auto& engine = eval->scenario().serving->engine;
   m.memory_per_gpu = engine.kv_cache_memory ? (mem.weights + mem.activations + mem.kv_cache).value()
                                             : mem.usable.value();
-  m.power_per_gpu_busy_w = eval->scenario().profile.gpu.tdp.value() * 0.6 + cluster.gpu_idle_w * 0.4;
+  // Decode is memory-bound: the facility's memory-bound load between idle and TDP (facility.power).
+  const Scenario& ssc = eval->scenario();
+  m.power_per_gpu_busy_w = cluster.gpu_idle_w + ssc.facility.power.memory_bound_load *
+                                                    (ssc.profile.gpu.tdp.value() - cluster.gpu_idle_w);
   notes.push_back(fmt::format("{}: one replica ({} GPUs) serves {:.2f} requests/s with {:.0f}% within the SLO; "
                               "iteration {:.2f} ms, {} kernels; holds {:.1f} GB per GPU; co-located: {} (x{:.2f} "
                               "iteration, training at {:.0f}%)",
@@ -332,7 +328,7 @@ ScheduleRun run_schedule(const ScheduleConfig& config) {
   cluster_model(config, run);
   const ColocationParams params =
       config.colocation.empty() ? ColocationParams::shipped() : load_colocation_params(config.colocation);
-  for (const auto& spec : config.training) run.jobs.push_back(training_job(config, spec, run.notes));
+  for (const auto& spec : config.training) run.jobs.push_back(training_job(spec, run.notes));
   for (const auto& spec : config.batch) run.jobs.push_back(batch_job(spec));
   for (const auto& trace : config.traces) {
     TraceRead read;
