@@ -2,7 +2,7 @@
 """How fast this host issues PyTorch work, on the yardstick Transformer Engine issue #2053 published for three
 hosts: the host time of one torch.nn.Linear forward (bf16, hidden 2,048, 8,192 tokens). That issue measured
 13.48 us on a DGX H100 (Xeon Platinum 8480C), 33.17 us on a GH200 and 37.08 us on a GB200 (Grace), so this
-host's figure places the host costs calibrated here (kEagerHostLaunch and the native-loop costs, measured on
+host's figure places the host costs calibrated here (pytorch-eager.yaml: host_launch_cost and the native-loop costs, measured on
 this project's device hosts) against the hosts of DGX H100 and Grace-based systems (docs/validation.md).
 
 For each case the host time per call is taken with the GPU kept busy by a sleep queued first, so the host never

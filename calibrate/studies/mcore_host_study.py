@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What Megatron-Core's own modules cost the host per layer, measured with Megatron-Core itself on one GPU
 (docs/validation.md, "Megatron-Core's host cost"). The simulator's host-issue model charges each eager operator
-the host time plain PyTorch spends on it (kEagerHostLaunch, measured with moe_step.py / gpt_step.py); Megatron's
+the host time plain PyTorch spends on it (pytorch-eager.yaml: host_launch_cost, measured with moe_step.py / gpt_step.py); Megatron's
 modules (config objects, hooks, the token dispatcher's bookkeeping, the schedule) may spend more.
 
 Megatron-Core is pure Python: this script takes its source (e.g. `git archive core_r0.15.0 megatron/core` of

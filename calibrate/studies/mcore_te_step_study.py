@@ -3,7 +3,7 @@
 measured with both on one GPU (docs/validation.md, "Megatron-Core on Transformer Engine").
 
 The simulator's host-issue model charges each eager launch the host time plain PyTorch spends per kernel
-(kEagerHostLaunch) times Transformer Engine's work per call (kTransformerEngineHostFactor), over the operators its
+(pytorch-eager.yaml: host_launch_cost) times Transformer Engine's work per call (megatron-core-te-2025.yaml: host_factor), over the operators its
 layer model lists (about 24 for a dense layer, 140 for a Qwen3-30B-A3B MoE layer at EP 8). What a production
 layer really launches, and what its host really spends, were not measured: run 5 (mcore_host_study.py) had no
 Transformer Engine and ran Megatron-Core's "local" layers. This script runs Megatron-Core (its source from

@@ -37,11 +37,10 @@ class HostIssue {
   [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream,
                                     const LaunchCosts& costs, GroupedLaunch grouped = GroupedLaunch::python,
                                     unsigned captured = 0);
-  /// Eager PyTorch on the calibration hosts at `launch_cost` per kernel: native loops at kNativeGemmLaunch and
-  /// kNativeKernelLaunch (ATen from C++, H200 run 12).
+  /// Every launch, native loops' included, at `launch_cost`.
   [[nodiscard]] static HostIssue of(const std::vector<Op>& ops, const std::vector<Time>& stream, Time launch_cost,
                                     GroupedLaunch grouped = GroupedLaunch::python) {
-    return of(ops, stream, LaunchCosts{launch_cost, launch_cost, kNativeGemmLaunch, kNativeKernelLaunch}, grouped);
+    return of(ops, stream, LaunchCosts::uniform(launch_cost), grouped);
   }
   /// This run followed by `next`.
   [[nodiscard]] HostIssue then(const HostIssue& next) const;

@@ -118,17 +118,20 @@ UnitCost UnitCosts::cost_of(const std::vector<Op>& ops, const ComputeCostModel& 
 
 LaunchCosts UnitCosts::launch_costs() const noexcept {
   if (train_.host_launch_cost <= Time::zero()) return LaunchCosts{};  // captured in CUDA graphs: no eager host
-  // A grouped GEMM's further launches: cuBLAS's host side (kNativeGemmLaunch) times the framework's work per call,
-  // up to what Transformer Engine's GroupedLinear measured on the 2025 stack (run 15); its per-expert casts are
-  // a C++ loop (split_quantize) at kNativeKernelLaunch.
+  // A grouped GEMM's further launches: cuBLAS's host side (native_gemm_launch) times the framework's work per call,
+  // up to what the framework's grouped GEMM measured (grouped_gemm_launch); its per-expert casts are a C++ loop
+  // (split_quantize) at native_kernel_launch.
+  const FrameworkHostCosts& c = train_.host_costs;
   if (train_.host_work == HostWork::uniform) {
     return LaunchCosts{scaled(train_.host_launch_cost, host_scale_), scaled(train_.host_launch_cost, host_scale_),
-                       scaled(kNativeGemmLaunch, host_scale_), scaled(kNativeKernelLaunch, host_scale_)};
+                       scaled(c.native_gemm_launch, host_scale_), scaled(c.native_kernel_launch, host_scale_)};
   }
-  const double gemm_factor = std::min(train_.framework_host_factor,
-                                      kTransformerEngineGroupedGemmLaunch.seconds() / kNativeGemmLaunch.seconds());
+  const double cap = c.native_gemm_launch > Time::zero()
+                         ? c.grouped_gemm_launch.seconds() / c.native_gemm_launch.seconds()
+                         : train_.framework_host_factor;
+  const double gemm_factor = std::min(train_.framework_host_factor, std::max(cap, 1.0));
   return LaunchCosts{scaled(train_.host_launch_cost, host_scale_), host_scaled(train_.host_launch_cost),
-                     host_scaled(scaled(kNativeGemmLaunch, gemm_factor)), host_scaled(kNativeKernelLaunch)};
+                     host_scaled(scaled(c.native_gemm_launch, gemm_factor)), host_scaled(c.native_kernel_launch)};
 }
 
 UnitTimes UnitCosts::unit_times() const noexcept {
@@ -148,7 +151,8 @@ Time UnitCosts::merged_pair_host_wait(const UnitCost& f, const UnitCost& b, Time
   if (train_.host_launch_cost <= Time::zero()) return own;  // captured in CUDA graphs: no eager host
   // DeepSeek's DualPipe is its own framework's schedule, not Megatron-Core's nodes: its host issues the launches.
   const bool nodes = plan_.schedule != PipelineSchedule::dualpipe;
-  const Time per_node = host_scaled(f.issue.synced() || b.issue.synced() ? kScheduleNodeHostSynced : kScheduleNodeHost);
+  const FrameworkHostCosts& c = train_.host_costs;
+  const Time per_node = host_scaled(f.issue.synced() || b.issue.synced() ? c.schedule_node_host_synced : c.schedule_node_host);
   const Time host = f.host + b.host + (nodes ? per_node * (f.schedule_nodes + b.schedule_nodes) : Time::zero());
   return std::max(own, host - merged_gpu);
 }
@@ -223,7 +227,10 @@ UnitCosts::UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingCo
                      const ComputeCostModel& compute, const CollectiveEstimate& estimate, int sm_count, int node_gpus,
                      Time host_linear_forward)
     : compute_(compute), pp_(p.pp), sm_count_(sm_count), plan_(p), train_(t) {
-  host_speed_ = host_linear_forward > Time::zero() ? host_linear_forward.seconds() / kCalibrationHostLinearForward.seconds() : 1.0;
+  const Time measured = t.host_costs.calibration_host_linear_forward;
+  host_speed_ = host_linear_forward > Time::zero() && measured > Time::zero()
+                    ? host_linear_forward.seconds() / measured.seconds()
+                    : 1.0;
   host_scale_ = t.framework_host_factor * host_speed_;
   const RankLayout layout(p);
   tp_group_ = GroupList{layout.tp_groups(0).front()};

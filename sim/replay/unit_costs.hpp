@@ -73,16 +73,16 @@ class UnitCosts {
   UnitCosts(const ModelSpec& m, const ParallelPlan& p, const TrainingConfig& t, const ComputeCostModel& compute,
             const CollectiveEstimate& estimate, int sm_count, int node_gpus = 8,
             Time host_linear_forward = Time::zero());
-  /// The node's host against the calibration hosts (NodeSpec::host_linear_forward over
-  /// kCalibrationHostLinearForward; 1 where the node's is not known): every host cost scales with it.
+  /// The node's host against the calibration hosts (NodeSpec::host_linear_forward over the framework profile's
+  /// calibration_host_linear_forward; 1 where either is not known): every host cost scales with it.
   [[nodiscard]] double host_speed() const noexcept { return host_speed_; }
   /// An operator's eager launch against the calibrated one (eager PyTorch on the calibration hosts): the
   /// framework's work per call (TrainingConfig::framework_host_factor) times host_speed().
   [[nodiscard]] double host_scale() const noexcept { return host_scale_; }
   /// The host's time per launch on this node: an operator's at host_scale() times TrainingConfig::host_launch_cost;
   /// plain PyTorch operators (Op::python_launches) and Python loops at the host's speed alone; native loops are
-  /// Transformer Engine's: kNativeGemmLaunch times the framework's factor per further GEMM, at most
-  /// kTransformerEngineGroupedGemmLaunch (measured), kNativeKernelLaunch per further small kernel. Megatron-Core's schedule nodes (its own Python) scale with the host alone (host_scaled).
+  /// Transformer Engine's: the framework profile's native_gemm_launch times its factor per further GEMM, at most
+  /// its grouped_gemm_launch, native_kernel_launch per further small kernel (FrameworkHostCosts). Megatron-Core's schedule nodes (its own Python) scale with the host alone (host_scaled).
   [[nodiscard]] LaunchCosts launch_costs() const noexcept;
   /// A calibrated host cost on this node's host.
   [[nodiscard]] Time host_scaled(Time t) const noexcept { return scaled(t, host_speed_); }
@@ -113,7 +113,7 @@ class UnitCosts {
   }
   /// The GPU's idle time waiting for the host over such a merged pair: the two units' own waits, or, where the
   /// host takes longer to issue both units than the GPU takes to run them merged, that difference (the host
-  /// issues every launch of both, plus the schedule nodes' own cost: kScheduleNodeHost[Synced]).
+  /// issues every launch of both, plus the schedule nodes' own cost: FrameworkHostCosts::schedule_node_host[_synced]).
   [[nodiscard]] Time merged_host_wait(int stage, int fwd_chunk, int bwd_chunk) const {
     return merged_wait_.empty() ? Time::zero() : merged_wait_[pair_index(stage, fwd_chunk, bwd_chunk)];
   }

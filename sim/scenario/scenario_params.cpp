@@ -1,8 +1,11 @@
 #include "sim/scenario/scenario_params.hpp"
 
+#include "sim/workload/framework_profile.hpp"
+
 #include "sim/collectives/network_params.hpp"
 #include "sim/scenario/band_basis.hpp"
 #include "sim/facility/facility_params.hpp"
+#include "sim/workload/framework_profile.hpp"
 #include "sim/workload/workload_params.hpp"
 
 namespace cs {
@@ -56,6 +59,7 @@ const ParamTable<ScenarioInput>& scenario_params() {
     ParamSection training = training_params().schema();
     p.custom_section(std::move(training), [](const InputNode& n, ScenarioInput& s) {
       s.training.seq_len = s.model.seq_len;  // the default the table documents
+      apply_framework(find_framework_profile(kDefaultFramework), s.training);  // training.framework replaces it
       training_params().read(n, s.training);
     });
     p.section(&ScenarioInput::network, network_params());

@@ -113,8 +113,9 @@ const ParamTable<EngineConfig>& engine_params() {
             {.help = "decode-only iterations replay a captured CUDA graph (one launch); iterations with a prefill "
                      "launch every kernel eagerly"});
     p.field("host_launch_cost", &EngineConfig::host_launch_cost,
-            {.help = "host time per kernel launched eagerly, and per graph launch (default: eager PyTorch's 32us "
-                     "per kernel measured on the H200 host in training, autograd on)",
+            {.help = "host time per kernel launched eagerly, and per graph launch (default: eager PyTorch's, "
+                     "profiles/frameworks/pytorch-eager.yaml: 32us per kernel measured on the H200 host in training, "
+                     "autograd on)",
              .min = 0.0});
     p.field("iteration_overhead", &EngineConfig::iteration_overhead,
             {.help = "host time per iteration before its first launch (scheduling, input preparation); not "

@@ -11,6 +11,7 @@
 #include "sim/core/units.hpp"
 #include "sim/hardware/dtype.hpp"
 #include "sim/input/param_table.hpp"
+#include "sim/workload/framework_profile.hpp"
 #include "sim/workload/parallel_plan.hpp"
 
 namespace cs {
@@ -61,7 +62,9 @@ struct EngineConfig {
   Bandwidth swap_bandwidth{50e9};           ///< host <-> GPU for swapped blocks, per GPU
   double prefix_cache_hit_rate = 0.0;       ///< share of each prompt found in the prefix cache
   bool cuda_graphs = true;                  ///< decode-only iterations replay a CUDA graph
-  Time host_launch_cost = kEagerHostLaunch; ///< host time per kernel launched eagerly (and per graph launch)
+  /// Host time per kernel launched eagerly (and per graph launch): by default eager PyTorch's
+  /// (profiles/frameworks/pytorch-eager.yaml).
+  Time host_launch_cost = find_framework_profile("pytorch-eager").host_launch_cost;
   Time iteration_overhead = Time::zero();   ///< host time per iteration before its first launch (scheduler)
 };
 

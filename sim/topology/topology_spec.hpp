@@ -80,7 +80,7 @@ struct NodeSpec {
   std::vector<DeviceSpec> devices;
   /// How fast the node's host CPU issues PyTorch work: its time for one torch.nn.Linear forward (bf16, hidden
   /// 2,048, 8,192 tokens), the yardstick Transformer Engine issue #2053 published for three hosts. Zero: not
-  /// known, priced as this project's calibration hosts (kCalibrationHostLinearForward).
+  /// known, priced as this project's calibration hosts (FrameworkHostCosts::calibration_host_linear_forward).
   Time host_linear_forward = Time::zero();
 };
 

@@ -16,6 +16,7 @@
 
 #include "sim/validation/recipe_table.hpp"
 #include "sim/scenario/runner.hpp"
+#include "sim/workload/framework_profile.hpp"
 #include "sim/workload/model_zoo.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
 
@@ -535,6 +536,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   }
 
   TrainingConfig& tr = sc.training;
+  apply_framework(find_framework_profile(kDefaultFramework), tr);  // until the row says how it launches (below)
   const auto gb = num("global_batch_seqs");
   if (!gb) { skip = "global batch not given"; return std::nullopt; }
   tr.global_batch = static_cast<std::int64_t>(*gb);
@@ -672,23 +674,21 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     const bool partial = !full && (contains(ln, "scope") || contains(ln, "moe_router ") || contains(ln, "moe_preprocess") ||
                                    contains(ln, "graphs of attn") || contains(ln, "partial"));
     if (!graphs || partial) {
-      tr.kernel_gap = kEagerKernelGap;
-      tr.host_launch_cost = kEagerHostLaunch;
       // NeMo, Megatron-Core and Megatron-Bridge run their layers through Transformer Engine's modules, which cost
       // the host more per call than PyTorch's (the calibrated costs are eager PyTorch's).
+      std::string framework = "pytorch-eager";
       if (nemo || contains(fw, "Megatron-Core") || contains(fw, "Megatron Core")) {
         // The stack's release: Transformer Engine's CPU-overhead work (TE issue #2053's fixes, 2025-09 to 2026-01)
         // reached the containers of 2026; the 2025 stacks pay what run 15 measured on NeMo 25.11's.
-        if (te_stack_before_2026(cell("source") + " " + cell("source_locator") + " " + fw)) {
-          tr.framework_host_factor = kTransformerEngineHostFactor;
-          assumptions.push_back("Megatron-Core on Transformer Engine (a 2025 release): host work per operator 7.04x "
-                                "eager PyTorch's (measured on NeMo 25.11's stack)");
-        } else {
-          tr.framework_host_factor = kTransformerEngine2026HostFactor;
-          tr.host_work = HostWork::uniform;
-          assumptions.push_back("Megatron-Core on Transformer Engine (a 2026 release): host work per operator 2.7x "
-                                "eager PyTorch's (TE issue #2053's module ratio; not measured here)");
-        }
+        framework = te_stack_before_2026(cell("source") + " " + cell("source_locator") + " " + fw)
+                        ? "megatron-core-te-2025"
+                        : "megatron-core-te-2026";
+      }
+      const FrameworkProfile& f = find_framework_profile(framework);
+      apply_framework(f, tr);
+      if (f.host_factor != 1.0) {
+        assumptions.push_back(fmt::format("{}: host work per operator {:.3g}x eager PyTorch's ({})", f.title,
+                                          f.host_factor, f.measured_on));
       }
       if (graphs) {
         // The captured modules as the row names them ("CUDA graphs of attn, moe_router, moe_preprocess",

@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/hardware/dtype.hpp"
+#include "sim/workload/framework_costs.hpp"
 #include "sim/workload/model_spec.hpp"
 
 namespace cs {
@@ -157,60 +158,10 @@ enum class AttentionKernel { flash, cudnn, unfused };
 /// more read of it).
 enum class Fp8Recipe { delayed, current };
 
-/// The eager gap measured on this project's H200 (profiles/h200-calibration/gpt_step.json): step time minus the
-/// profiler's kernel total, over the operators layer_ops prices for the same step (24 per layer, 9 more):
-/// 5.33 ms / 585, 4.08 ms / 489 and 3.86 ms / 393 for GPTs of 1.4-3.6B, i.e. 9.1, 8.3 and 9.8 us; the mean.
-inline constexpr Time kEagerKernelGap = Time::us(9.1);
-/// Host time eager PyTorch spends per kernel it launches (Python, autograd, dispatcher, allocator and the launch),
-/// measured on the H200 host (profiles/h200-calibration/run10-host-sync): steps of 294, 2,265 and 5,145 kernels
-/// small enough that the GPU waits for the host took 33.4, 30.2 and 32.7 us per kernel.
-inline constexpr Time kEagerHostLaunch = Time::us(32.0);
-/// Host time per further kernel of a grouped operator launched from a native (C++) loop, as Transformer Engine's
-/// GroupedLinear (one cuBLAS GEMM per local expert) and split_quantize (per-expert fp8 casts) launch them; measured
-/// on the H200 host through ATen from C++ (profiles/h200-calibration/run12-native-launch): 15.4-16.2 us per GEMM
-/// (cuBLAS's host side), 8.1-12.6 us per small kernel; the means. The same GEMMs from a Python loop took 20.9-23.1.
-inline constexpr Time kNativeGemmLaunch = Time::us(15.8);
-inline constexpr Time kNativeKernelLaunch = Time::us(9.8);
-/// The hosts those costs were measured on, on Transformer Engine issue #2053's yardstick (one torch.nn.Linear
-/// forward, bf16, hidden 2,048, 8,192 tokens, autograd on): 33.4, 26.3 and 21.7 us on three hosts of the device
-/// pool, the mean (H100 runs 9 and 15, profiles/h100-calibration/run9-host-linear and run15-mcore-host-1x128; 29.9,
-/// the first two's mean, until 2026-12-07). A node's own figure (NodeSpec::host_linear_forward) scales every host
-/// cost by its ratio to this one.
-inline constexpr Time kCalibrationHostLinearForward = Time::us(27.1);
-/// Host work per operator of a Megatron-Core layer built on Transformer Engine's modules, against eager PyTorch's
-/// per kernel (kEagerHostLaunch), on the same host: Megatron-Core 0.15 with TE 2.9, Qwen3-30B-A3B's dense layer
-/// in bf16 at 128 tokens (the GPU idles), 5.86 ms per layer forward and backward on the H200's host over the 26
-/// operators layer_ops lists for it (its QK norm among them since 2026-12-07; 24 and 7.6x before): 225 us each,
-/// 7.04x (profiles/h200-calibration/run15-mcore-te). (TE issue #2053
-/// gives 2.7x for one TE Linear forward against torch.nn.Linear's; Megatron-Core's own Python per module and the
-/// backward's come on top.)
-inline constexpr double kTransformerEngineHostFactor = 7.04;
-/// The same for Transformer Engine releases of 2026, after its CPU-overhead reductions (TE PRs #2146 and #2439,
-/// motivated by TE issue #2053; "TELinear is nearly the same as vanilla torch linear", TE issue #2126, 2026-01):
-/// not measured here. Kept at TE issue #2053's module ratio (a TE Linear forward costs the host 99.66 against
-/// 37.08 us for torch.nn.Linear on a GB200, 2.7x), the value every Transformer Engine row used before run 15.
-inline constexpr double kTransformerEngine2026HostFactor = 2.7;
-/// Host time per further GEMM of Transformer Engine's grouped GEMM (GroupedLinear: one cuBLAS GEMM per local
-/// expert, with its per-GEMM work in TE), on the calibration hosts: run 15's MoE layer in bf16 (16 experts, top-8,
-/// 128 tokens) costs the host 14.06 ms, 8.2 ms more than the dense layer, of which its 90 further GEMMs take what
-/// its 9 more operators at the per-operator cost leave, 67 us each.
-inline constexpr Time kTransformerEngineGroupedGemmLaunch = Time::us(67.0);
-
-/// Host time Megatron-Core's merged forward-backward schedule (EP overlap) adds per schedule-node call (each
-/// layer's attn, post_attn, moe_dispatch, mlp and moe_combine nodes, forward and backward: detached inputs, stream
-/// switches, events, one autograd.backward per node), over its plain schedule. Measured with Megatron-Core 0.15.4's
-/// own combined_1f1b schedule on Transformer Engine 2.9, on one H100 and its host
-/// (profiles/h100-calibration/run12-mcore-merged: Qwen3-30B-A3B's MoE layer, 16 local experts, top-8, dropless
-/// alltoall dispatcher, one micro-batch of 128 tokens so that the GPU idles, 10 node calls per layer forward and
-/// backward): +7.64 ms per layer in bf16, +6.98 ms in fp8 (current scaling): 730 us per call. Without the
-/// dispatcher's synchronisation (no measurement of Megatron-Core's schedule): the same cost times the ratio run 3's
-/// re-implementation of the schedule measured, 276 / 440 us per call (profiles/h100-calibration/run3-merged-schedule).
-inline constexpr Time kScheduleNodeHostSynced = Time::us(730.0);
-inline constexpr Time kScheduleNodeHost = Time::us(458.0);
 
 /// How a grouped operator (one GEMM, or one cast, per local expert) issues its kernels.
-///   native: a C++ loop (Transformer Engine): each further kernel costs the host kNativeGemmLaunch or
-///           kNativeKernelLaunch, and the GPU runs them back to back (no eager gap between them);
+///   native: a C++ loop (Transformer Engine): each further kernel costs the host the framework's
+///           native_gemm_launch or native_kernel_launch (FrameworkHostCosts), and the GPU runs them back to back (no eager gap between them);
 ///   python: a Python loop (an eager model that loops over its experts): every kernel is an operator of its own,
 ///           with the host cost and the kernel gap of one.
 enum class GroupedLaunch { native, python };
@@ -218,8 +169,8 @@ enum class GroupedLaunch { native, python };
 /// How the framework's host work per launch is known (TrainingConfig::framework_host_factor):
 ///   per_kind: measured by kind of launch (run 15, Megatron-Core 0.15 on Transformer Engine 2.9): an operator's
 ///             launch at the factor, plain PyTorch operators at eager PyTorch's cost, a grouped GEMM's further
-///             launches at kNativeGemmLaunch times the factor up to kTransformerEngineGroupedGemmLaunch, further
-///             small kernels at kNativeKernelLaunch;
+///             launches at native_gemm_launch times the factor up to grouped_gemm_launch, further small
+///             kernels at native_kernel_launch (FrameworkHostCosts);
 ///   uniform:  one ratio for every launch (TE issue #2053's module ratio): every cost times the factor.
 enum class HostWork { per_kind, uniform };
 
@@ -327,9 +278,13 @@ struct TrainingConfig {
   /// synchronisation (Op::host_sync) drains the queue the host had built up. 0: the host never binds.
   Time host_launch_cost = Time::zero();
   /// Host work per launch of the framework against eager PyTorch's, whose costs host_launch_cost and the
-  /// native-loop constants are (1); Transformer Engine's modules kTransformerEngineHostFactor.
+  /// native-loop costs are (1); Transformer Engine's modules more (profiles/frameworks/megatron-core-te-*.yaml).
   double framework_host_factor = 1.0;
   HostWork host_work = HostWork::per_kind;
+  /// The framework profile these launch costs came from (profiles/frameworks/NAME.yaml, training.framework), and
+  /// its other host costs: grouped operators' further launches, merged-schedule nodes, the measuring hosts.
+  std::string framework;
+  FrameworkHostCosts host_costs;
   /// Modules captured in CUDA graphs while the rest launches eagerly: their operators cost the host one graph
   /// launch per captured stretch and leave no eager gap.
   CudaGraphModules cuda_graph_modules;

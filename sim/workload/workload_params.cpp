@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "sim/core/data_dir.hpp"
+#include "sim/workload/framework_profile.hpp"
 
 namespace cs {
 
@@ -346,6 +347,22 @@ const ParamTable<TrainingConfig>& compression_params() {
 const ParamTable<TrainingConfig>& training_params() {
   static const ParamTable<TrainingConfig> t = [] {
     ParamTable<TrainingConfig> p("training", "Batch, sequence, precision and what overlaps.");
+    // First, so that the launch-cost keys below replace what the framework's profile sets.
+    ParamSpec framework;
+    framework.key = "framework";
+    framework.type = ParamType::text;
+    framework.help = "the framework's measured host costs: a profile of profiles/frameworks (pytorch-eager, "
+                     "megatron-core-te-2025, megatron-core-te-2026, cuda-graphs) or a path to one; kernel_gap, "
+                     "host_launch_cost, framework_host_factor and host_work below replace its figures";
+    framework.default_text = kDefaultFramework;
+    p.custom(framework, [](const InputNode& n, TrainingConfig& c) {
+      const std::string name = n.as<std::string>();
+      try {
+        apply_framework(find_framework_profile(name), c);
+      } catch (const InputError& e) {
+        n.fail(e.what());
+      }
+    });
     p.field("global_batch", &TrainingConfig::global_batch,
             {.help = "sequences per optimizer step; a multiple of micro_batch x dp", .positive = true,
              .required = true});
@@ -387,23 +404,24 @@ const ParamTable<TrainingConfig>& training_params() {
              {.help = "the optimizer's master copy of the weights in mixed precision: fp32 (default) or bf16 "
                       "(Megatron-Core --main-params-dtype; NeMo distributed_fused_adam dtype bf16)"});
     p.field("kernel_gap", &TrainingConfig::kernel_gap,
-            {.help = "idle GPU time after each operator when the framework launches eagerly (measured 9.1us for "
-                     "eager PyTorch on the H200, docs/validation.md); 0 with CUDA graphs or a fused runtime",
+            {.help = "idle GPU time after each operator when the framework launches eagerly (the framework "
+                     "profile's; pytorch-eager: 9.1us measured on the H200); 0 with CUDA graphs",
              .min = 0.0});
     p.field("host_launch_cost", &TrainingConfig::host_launch_cost,
-            {.help = "host time per operator launch when the framework launches eagerly (measured 32us per kernel for "
-                     "eager PyTorch on the H200 host, docs/validation.md); the GPU waits when the host falls behind; "
-                     "0: the host never binds (CUDA graphs)",
+            {.help = "host time per operator launch when the framework launches eagerly (the framework "
+                     "profile's; pytorch-eager: 32us per kernel measured on the H200 host); the GPU waits when the "
+                     "host falls behind; 0: the host never binds (CUDA graphs)",
              .min = 0.0});
     p.field("framework_host_factor", &TrainingConfig::framework_host_factor,
-            {.help = "host work per operator launch against eager PyTorch's (whose cost host_launch_cost is): 1 for "
-                     "PyTorch, 7.04 for Megatron-Core's layers on Transformer Engine (measured: run 15 on the H200's "
-                     "host, docs/validation.md); plain PyTorch operators inside the framework keep 1",
+            {.help = "host work per operator launch against eager PyTorch's (whose cost host_launch_cost is; the "
+                     "framework profile's): 1 for PyTorch, 7.04 for Megatron-Core's layers on Transformer Engine's "
+                     "2025 releases (megatron-core-te-2025); plain PyTorch operators inside the framework keep 1",
              .min = 0.01});
     p.choice("host_work", &TrainingConfig::host_work, host_work_names(),
              {.help = "how framework_host_factor applies: per_kind (measured for Megatron-Core 0.15 on Transformer "
                       "Engine 2.9: operators at the factor, plain PyTorch operators at 1, a grouped GEMM's further "
-                      "launches up to 67us, further small kernels 9.8us) or uniform (every launch times the factor)"});
+                      "launches up to the profile's grouped_gemm_launch, further small kernels at its "
+                      "native_kernel_launch) or uniform (every launch times the factor)"});
     p.field("moe_host_sync", &TrainingConfig::moe_host_sync,
             {.help = "the dropless MoE dispatcher copies per-expert token counts to the host before the all-to-all "
                      "(Megatron-Core alltoall); false: a sync-free dispatcher (token dropping never syncs)"});
@@ -419,8 +437,8 @@ const ParamTable<TrainingConfig>& training_params() {
                      "Qwen3-30B-A3B layer on the H100, docs/validation.md)"});
     p.choice("grouped_launch", &TrainingConfig::grouped_launch, grouped_launch_names(),
              {.help = "how an eager framework launches a grouped operator's per-expert kernels: native (Transformer "
-                      "Engine's loop: 67us of host per GEMM, 9.8us per small kernel, measured on the H200 host) or "
-                      "python (a Python loop: every kernel an operator of its own)"});
+                      "Engine's loop, at the framework profile's native launch costs) or python (a Python loop: "
+                      "every kernel an operator of its own)"});
     p.choice("recompute", &TrainingConfig::recompute, recompute_names(), {.help = "activation recomputation"});
     p.section(&TrainingConfig::recompute_modules, recompute_module_params());
     p.section(&TrainingConfig::cuda_graph_modules, cuda_graph_module_params());
@@ -462,6 +480,7 @@ ParallelPlan parse_parallel_plan(const InputNode& section) {
 TrainingConfig parse_training_config(const InputNode& section, const ModelSpec& model) {
   TrainingConfig t;
   t.seq_len = model.seq_len;
+  apply_framework(find_framework_profile(kDefaultFramework), t);
   training_params().read(section, t);
   return t;
 }

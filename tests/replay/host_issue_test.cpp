@@ -62,18 +62,18 @@ TEST(HostIssue, SynchronisationDrainsTheLeadTheHostHadBuilt) {
 
 TEST(HostIssue, NativeLoopLaunchesCostTheMeasuredNativeHostTime) {
   // 4 launches of 10 us kernels behind a 30 us operator launch. From a Python loop each launch costs 30 us
-  // (90 us idle, as above); from a native loop the further ones cost kNativeGemmLaunch (GEMMs: issued at 30,
-  // 45.8, 61.6, 77.4 us, the last kernel ends at 87.4 us: 47.4 us idle) or kNativeKernelLaunch (small kernels:
-  // issued at 30, 39.8, 49.6, 59.4 us, each before the GPU is free: only the first launch's 30 us).
+  // (90 us idle, as above); from a native loop the further ones cost 15.8 us each (GEMMs: issued at 30, 45.8,
+  // 61.6, 77.4 us, the last kernel ends at 87.4 us: 47.4 us idle) or 9.8 us (small kernels: issued at 30, 39.8,
+  // 49.6, 59.4 us, each before the GPU is free: only the first launch's 30 us).
   const Time h = Time::us(30);
+  const LaunchCosts costs{h, h, Time::us(15.8), Time::us(9.8)};
   Op gemm = op(4), cast = op(4);
   cast.kind = OpKind::memory;
-  EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, h, GroupedLaunch::python).wait(), Time::us(90));
-  EXPECT_NEAR(HostIssue::of({gemm}, {Time::us(40)}, h, GroupedLaunch::native).wait().seconds(),
-              30e-6 + 3 * kNativeGemmLaunch.seconds() + 10e-6 - 40e-6, 1e-9);
-  EXPECT_NEAR(HostIssue::of({cast}, {Time::us(40)}, h, GroupedLaunch::native).wait().seconds(), 30e-6, 1e-9);
+  EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, costs, GroupedLaunch::python).wait(), Time::us(90));
+  EXPECT_NEAR(HostIssue::of({gemm}, {Time::us(40)}, costs, GroupedLaunch::native).wait().seconds(), 47.4e-6, 1e-9);
+  EXPECT_NEAR(HostIssue::of({cast}, {Time::us(40)}, costs, GroupedLaunch::native).wait().seconds(), 30e-6, 1e-9);
   // Without a host cost (CUDA graphs) a native loop costs nothing either.
-  EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, Time::zero(), GroupedLaunch::native).wait(), Time::zero());
+  EXPECT_EQ(HostIssue::of({gemm}, {Time::us(40)}, LaunchCosts{}, GroupedLaunch::native).wait(), Time::zero());
 }
 
 // A chain of PyTorch operators or a Python loop (Megatron-Core's per-expert bias loop, unfused RoPE) pays the
@@ -91,9 +91,10 @@ TEST(HostIssue, HostTimeIsEveryLaunchsCostAcrossSynchronisations) {
   // 1 + 4 native GEMM launches and 2 more after a synchronisation: the host spends its launch costs whatever the
   // GPU does; composing parts sums them, and a synchronisation anywhere marks the whole.
   const Time h = Time::us(30);
-  const auto a = HostIssue::of({op(), op(4)}, {Time::us(500), Time::us(40)}, h, GroupedLaunch::native);
+  const auto a = HostIssue::of({op(), op(4)}, {Time::us(500), Time::us(40)}, LaunchCosts{h, h, Time::us(15.8), Time::us(9.8)},
+                               GroupedLaunch::native);
   const auto b = HostIssue::of({op(2, true)}, {Time::us(20)}, h, GroupedLaunch::python);
-  EXPECT_NEAR(a.host().seconds(), 2 * 30e-6 + 3 * kNativeGemmLaunch.seconds(), 1e-9);
+  EXPECT_NEAR(a.host().seconds(), 2 * 30e-6 + 3 * 15.8e-6, 1e-9);
   EXPECT_EQ(b.host(), Time::us(60));
   EXPECT_FALSE(a.synced());
   EXPECT_TRUE(b.synced());

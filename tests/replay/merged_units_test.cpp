@@ -10,6 +10,7 @@
 
 #include "tiny_moe.hpp"
 #include "sim/replay/step_replay.hpp"
+#include "sim/workload/framework_profile.hpp"
 #include "sim/workload/memory_model.hpp"
 #include "sim/workload/pipeline_schedule.hpp"
 
@@ -37,6 +38,7 @@ TrainingConfig tiny_moe_step() {
   TrainingConfig t;
   t.seq_len = 2048;
   t.global_batch = 64;
+  t.host_costs = find_framework_profile("pytorch-eager").costs;  // the measuring hosts' (where a test launches eagerly)
   return t;
 }
 
@@ -169,7 +171,8 @@ TEST(MergedUnits, HostThatIssuesBothUnitsBoundsAMergedPair) {
   EXPECT_EQ(f.schedule_nodes, 6);
   EXPECT_EQ(b.schedule_nodes, 6);
   ASSERT_GT(f.host, Time::zero());
-  const Time per_node = f.issue.synced() || b.issue.synced() ? kScheduleNodeHostSynced : kScheduleNodeHost;
+  const Time per_node =
+      f.issue.synced() || b.issue.synced() ? t.host_costs.schedule_node_host_synced : t.host_costs.schedule_node_host;
   const Time gpu = slow.merged(0, 0, 0);
   const Time host = f.host + b.host + per_node * 12;
   ASSERT_GT(host - gpu, f.host_wait + b.host_wait);
@@ -223,7 +226,7 @@ TEST(MergedUnits, MegatronCoresConditionsAreChecked) {
 
 // The host's speed scales every host cost, and the framework's work per call an operator's launch: a node whose
 // host runs the yardstick in 13.48 us (a DGX H100's Xeon) is 13.48 / 27.1 = 0.497x the calibration hosts; with
-// Megatron-Core on Transformer Engine (kTransformerEngineHostFactor per operator) an operator's launch costs that
+// Megatron-Core on Transformer Engine (megatron-core-te-2025.yaml's host_factor per operator) an operator's launch costs that
 // factor times 0.497 the calibrated one, while plain PyTorch operators, the native loops' further launches and the
 // merged schedule's nodes (Megatron-Core's Python) cost 0.497x theirs. An unknown host is priced as the
 // calibration hosts.
@@ -239,23 +242,25 @@ TEST(MergedUnits, HostCostsScaleWithTheNodesHostAndTheFramework) {
   const auto estimate = [&](const CollectiveRequest& r) { return fabric.duration(r); };
   const UnitCosts calibrated(m, p, t, compute, estimate, 132);
   EXPECT_EQ(calibrated.host_scale(), 1.0);
+  const double te_factor = find_framework_profile("megatron-core-te-2025").host_factor;
   TrainingConfig te = t;
-  te.framework_host_factor = kTransformerEngineHostFactor;
+  te.framework_host_factor = te_factor;
   const UnitCosts dgx(m, p, te, compute, estimate, 132, 8, Time::us(13.48));
   EXPECT_NEAR(dgx.host_speed(), 13.48 / 27.1, 1e-12);
-  EXPECT_NEAR(dgx.host_scale(), kTransformerEngineHostFactor * 13.48 / 27.1, 1e-12);
+  EXPECT_NEAR(dgx.host_scale(), te_factor * 13.48 / 27.1, 1e-12);
   const UnitCosts unknown(m, p, te, compute, estimate, 132, 8);  // unknown host: the calibration hosts'
   EXPECT_EQ(unknown.host_speed(), 1.0);
-  EXPECT_EQ(unknown.host_scale(), kTransformerEngineHostFactor);
+  EXPECT_EQ(unknown.host_scale(), te_factor);
   // The framework's factor prices an operator's launch; plain PyTorch operators and the native loops' further
   // launches (Transformer Engine's, measured as such) do not take it; the host's speed scales every launch.
   const LaunchCosts lc = unknown.launch_costs();
-  EXPECT_EQ(lc.op, Time::from_seconds(5e-3 * kTransformerEngineHostFactor));
+  EXPECT_EQ(lc.op, Time::from_seconds(5e-3 * te_factor));
   EXPECT_EQ(lc.torch_op, Time::ms(5));
-  EXPECT_NEAR(lc.native_gemm.seconds(), kTransformerEngineGroupedGemmLaunch.seconds(), 1e-12);  // the cap
-  EXPECT_EQ(lc.native_kernel, kNativeKernelLaunch);
+  EXPECT_NEAR(lc.native_gemm.seconds(), t.host_costs.grouped_gemm_launch.seconds(), 1e-12);  // the cap
+  EXPECT_EQ(lc.native_kernel, t.host_costs.native_kernel_launch);
   EXPECT_NEAR(dgx.forward(0, 0).host.seconds(), unknown.forward(0, 0).host.seconds() * dgx.host_speed(), 1e-8);
-  EXPECT_EQ(dgx.host_scaled(kScheduleNodeHost), Time::from_seconds(kScheduleNodeHost.seconds() * dgx.host_speed()));
+  const Time node = t.host_costs.schedule_node_host;
+  EXPECT_EQ(dgx.host_scaled(node), Time::from_seconds(node.seconds() * dgx.host_speed()));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/scenario/runner.hpp"
+#include "sim/workload/framework_profile.hpp"
 
 namespace cs::testing {
 
@@ -50,8 +51,7 @@ inline Scenario moe_step_on_one_h200(const nlohmann::json& m) {
   sc.training.micro_batch = m["batch"].get<int>();
   sc.training.global_batch = sc.training.micro_batch;
   sc.training.seq_len = model.seq_len;
-  sc.training.kernel_gap = kEagerKernelGap;
-  sc.training.host_launch_cost = kEagerHostLaunch;
+  apply_framework(find_framework_profile("pytorch-eager"), sc.training);
   sc.training.grouped_launch = GroupedLaunch::python;  // moe_step.py loops over its experts in Python
   sc.training.moe_permute_fusion = false;              // index_select and index_add_, PyTorch's own operators
   return sc;

@@ -3,8 +3,8 @@
 // dense (FFN 6,144) or MoE (16 experts of FFN 768, top-8, force-balanced, dropless alltoall dispatcher at EP 1),
 // bf16 or fp8 with current scaling, micro-batches of 1 x 128 tokens (the GPU idles: the host's time) and 2 x 4,096.
 // One layer's time is the difference of the 6- and 2-layer models over 4. The model prices such a layer with the
-// launch costs run 15 measured (kTransformerEngineHostFactor per operator, kTransformerEngineGroupedGemmLaunch per
-// further grouped GEMM, kNativeKernelLaunch per further cast kernel), fitted on three of the 1 x 128 cases.
+// launch costs run 15 measured (profiles/frameworks/megatron-core-te-2025.yaml: host_factor per operator,
+// grouped_gemm_launch per further grouped GEMM, native_kernel_launch per further cast kernel), fitted on three of the 1 x 128 cases.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -26,9 +26,7 @@ Scenario te_layers(int layers, bool moe, bool fp8, int batch, int seq) {
   sc.training.seq_len = seq;
   sc.training.precision = fp8 ? DType::fp8 : DType::bf16;
   sc.training.fp8_recipe = Fp8Recipe::current;
-  sc.training.kernel_gap = kEagerKernelGap;
-  sc.training.host_launch_cost = kEagerHostLaunch;
-  sc.training.framework_host_factor = kTransformerEngineHostFactor;
+  apply_framework(find_framework_profile("megatron-core-te-2025"), sc.training);
   return sc;
 }
 
@@ -95,7 +93,8 @@ TEST(MegatronTeHost, Run15LayersWithinTheirBounds) {
 
 /// Megatron-Core's own merged forward-backward schedule against its plain one, same layer and host (H100 run 12,
 /// profiles/h100-calibration/run12-mcore-merged): at 1 x 128 tokens the GPU idles, so the difference per layer is the
-/// host's, over the layer's 10 schedule-node calls (5 forward, 5 backward). kScheduleNodeHostSynced is their mean.
+/// host's, over the layer's 10 schedule-node calls (5 forward, 5 backward). pytorch-eager.yaml's
+/// schedule_node_host_synced is their mean.
 TEST(MegatronTeHost, Run12MergedScheduleNodeCost) {
   const nlohmann::json results = testing::measured_results("h100-calibration/run12-mcore-merged/mcore_te_merged.json");
   const auto per_layer = [&](bool merged, const std::string& precision, int seq) {
@@ -103,15 +102,16 @@ TEST(MegatronTeHost, Run12MergedScheduleNodeCost) {
       return e["a2a_overlap"] == merged && e["precision"] == precision && e["seq"] == seq;
     });
   };
+  const Time synced = find_framework_profile("megatron-core-te-2025").costs.schedule_node_host_synced;
   double sum = 0;
   for (const char* precision : {"bf16", "fp8cs"}) {
     const double node_us = (per_layer(true, precision, 128) - per_layer(false, precision, 128)) / 10 * 1e3;
     std::printf("%s: %.0f us per schedule-node call\n", precision, node_us);
-    EXPECT_GT(node_us, 0.8 * kScheduleNodeHostSynced.seconds() * 1e6) << precision;
-    EXPECT_LT(node_us, 1.2 * kScheduleNodeHostSynced.seconds() * 1e6) << precision;
+    EXPECT_GT(node_us, 0.8 * synced.seconds() * 1e6) << precision;
+    EXPECT_LT(node_us, 1.2 * synced.seconds() * 1e6) << precision;
     sum += node_us;
   }
-  EXPECT_NEAR(sum / 2, kScheduleNodeHostSynced.seconds() * 1e6, 10.0);
+  EXPECT_NEAR(sum / 2, synced.seconds() * 1e6, 10.0);
   // At row 190's micro-batch (2 x 4,096) the bf16 layer stays host-bound (22.6 ms, the merged schedule's host time
   // again), while the fp8 layer takes 38.7 ms, 8.3 ms more than its host time: not modelled (docs/validation.md).
 }

@@ -97,6 +97,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"router_groups_not_dividing", edit("  preset: gpt3-1.3b\n", "  preset: gpt3-1.3b\n  experts: 12\n  top_k: 2\n  router_groups: 5\n  router_group_topk: 2\n"), "model.router_groups: router_groups must divide experts"},
         BadCase{"router_group_topk_too_big", edit("  preset: gpt3-1.3b\n", "  preset: gpt3-1.3b\n  experts: 16\n  top_k: 2\n  router_groups: 4\n  router_group_topk: 5\n"), "model.router_group_topk: router_group_topk must lie in 1..router_groups"},
         BadCase{"negative_capacity", edit("  micro_batch: 1\n", "  micro_batch: 1\n  moe_capacity_factor: -1\n"), "training.moe_capacity_factor:"},
+        BadCase{"unknown_framework", edit("  micro_batch: 1\n", "  micro_batch: 1\n  framework: jax-xla\n"),
+                ":16:14: training.framework: unknown framework profile \"jax-xla\" (shipped: cuda-graphs, megatron-core-te-2025"},
         BadCase{"bad_grouped_launch", edit("  micro_batch: 1\n", "  micro_batch: 1\n  grouped_launch: cuda\n"), "training.grouped_launch: must be native or python"},
         BadCase{"missing_unit", edit("  micro_batch: 1\n", "  micro_batch: 1\n  grad_bucket: 4000\n"), "training.grad_bucket: \"4000\" has no unit"},
         BadCase{"unknown_profile", edit("profile: h100-sxm", "profile: z9000"), "cluster.profile: unknown device profile \"z9000\""},
