@@ -184,7 +184,7 @@ class ServiceEvaluator {
     const auto key = std::make_pair(bucket(r), bucket(slowdown));
     {
       std::lock_guard lock(mu_);
-      if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+      if (auto it = memo_.find(key); it != memo_.end()) return it->second.hour;
     }
     ServingConfig c = *sc_.serving;
     c.deployment.replicas = 1;
@@ -204,8 +204,7 @@ class ServiceEvaluator {
     }
     h.busy = std::clamp(s.gpu_busy, 0.0, 1.0);
     std::lock_guard lock(mu_);
-    last_ = s;
-    memo_[key] = h;
+    memo_[key] = Evaluated{h, s};
     return h;
   }
 
@@ -219,8 +218,11 @@ class ServiceEvaluator {
       (evaluate(mid, 1).attainment >= target ? lo : hi) = mid;
     }
     capacity_ = lo;
-    (void)evaluate(std::max(lo, 1e-3), 1);
-    at_capacity_ = last_;
+    // The run at capacity itself (memoised above, so the bucket's run, never whichever ran last).
+    const double at = std::max(lo, 1e-3);
+    (void)evaluate(at, 1);
+    std::lock_guard lock(mu_);
+    at_capacity_ = memo_.at(std::make_pair(bucket(at), bucket(1))).run;
     return capacity_;
   }
 
@@ -249,8 +251,12 @@ class ServiceEvaluator {
   std::unique_ptr<ComputeCostModel> compute_;
   TopologyComm comm_;
   std::mutex mu_;
-  std::map<std::pair<long, long>, HourService> memo_;
-  ServingResult last_, at_capacity_;
+  struct Evaluated {
+    HourService hour;
+    ServingResult run;  ///< the run's result, for the one at capacity
+  };
+  std::map<std::pair<long, long>, Evaluated> memo_;
+  ServingResult at_capacity_;
   double capacity_ = 0;
 };
 
