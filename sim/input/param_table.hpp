@@ -247,6 +247,17 @@ class ParamTable {
     section.finish();
   }
 
+  /// Reads the keys `section` holds over `out` as read() does, requiring none and leaving every other field as it
+  /// is: an overlay of settings over a struct built elsewhere (a validation row's stated settings). The whole-
+  /// section checks, which fill defaults for absent keys, are not run.
+  void read_overlay(const InputNode& section, S& out) const {
+    section.allow_only(schema_.keys());
+    for (const auto& e : entries_) {
+      if (auto v = section.find(e.key)) e.read(*v, out);
+    }
+    section.finish();
+  }
+
   [[nodiscard]] const ParamSection& schema() const noexcept { return schema_; }
 
  private:

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/validation/reading_rules.hpp"
 #include "sim/validation/recipe_table.hpp"
 #include "sim/scenario/runner.hpp"
 #include "sim/workload/framework_profile.hpp"
@@ -50,24 +51,6 @@ bool contains(const std::string& s, const char* what) { return s.find(what) != s
 /// Whether lower-cased notes say the CUDA graphs capture the whole iteration ("full iteration", "full_iteration").
 bool says_full_iteration(const std::string& ln) {
   return contains(ln, "full iteration") || contains(ln, "full_iteration") || contains(ln, "full-iteration");
-}
-
-/// Whether lower-case `s` states `what` as on: some occurrence not negated before it ("no ", "not ", "without ",
-/// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled", " none", "=none").
-bool states_on(const std::string& s, const std::string& what) {
-  for (std::size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) {
-    const std::string before = s.substr(at >= 12 ? at - 12 : 0, at >= 12 ? 12 : at);
-    const std::string after = s.substr(at + what.size(), 14);
-    const bool negated_before = before.ends_with("no ") || before.ends_with("not ") || before.ends_with("without ") ||
-                                before.ends_with("disabled ") || before.ends_with("disable ");
-    const bool negated_after = after.starts_with("=false") || after.starts_with(" false") ||
-                               after.starts_with(": false") || after.starts_with(" off") || after.starts_with("=0") ||
-                               after.starts_with(" disabled") || after.starts_with(" = false") ||
-                               after.starts_with(" none") || after.starts_with("=none") || after.starts_with(": none") ||
-                               after.starts_with(" not enabled") || after.starts_with(" not set");
-    if (!negated_before && !negated_after) return true;
-  }
-  return false;
 }
 
 /// What a Megatron-Bridge row's release recipe adds to its notes: the recipe's settings, in the words the rules
@@ -425,6 +408,10 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     }
   }
   const std::string notes_lc = lower(notes);  // what the rules below match against
+  // What the row states in prose, as data/validation/reading_rules.yaml reads it: applied below, after the
+  // framework's defaults, so that the row's own words win.
+  const RowOverlay overlay = ReadingRules::shipped().read(
+      [&](const std::string& column) { return column == "notes" ? notes : cell(column.c_str()); }, m.is_moe());
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
   const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
   const std::string vpp = recipe_vp ? std::to_string(std::max(*recipe_vp, 1)) : cell("vpp_interleave");
@@ -457,69 +444,31 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     }
   }
   if (m.is_moe()) {
-    // Expert TP: as the notes state ("ETP=1"), else Megatron-Core's default (= TP) where the tp x ep expert
+    // Expert TP: as the row states ("ETP=1"), else Megatron-Core's default (= TP) where the tp x ep expert
     // groups fit a stage's ranks, else 1 (the folded layout recipes use when EP spans TP ranks).
-    if (const auto at = notes.find("ETP="); at != std::string::npos) {
-      p.expert_tp = static_cast<int>(number(notes.substr(at + 4)).value_or(0));
+    if (overlay.sets("parallelism.expert_tp")) {
+      // the overlay's
     } else if (const int stage = p.tp * p.cp * std::max(1, sc.gpus / (p.tp * p.pp * p.cp)); stage % (p.tp * p.ep) != 0) {
       p.expert_tp = 1;
       assumptions.push_back("expert TP 1 (TP x EP exceeds a stage)");
     }
   }
   if (m.is_moe()) {
-    // Token dropping, where the row says so ("Qwen3_30B_a3B (tokendrop)"): Megatron-Core's usual capacity factor
-    // 1.0 with the expert inputs padded to it.
-    auto says_drop = [](const std::string& x) {
-      return states_on(x, "tokendrop") || states_on(x, "token drop") || states_on(x, "token-drop") ||
-             states_on(x, "capacity factor");
-    };
-    if (says_drop(lower(cell("model"))) || (says_drop(notes_lc) && !contains(notes_lc, "dropless"))) {
-      sc.training.moe_capacity_factor = 1.0;
-      assumptions.push_back("token dropping at capacity factor 1.0 (padded)");
-    }
-    // A deduplicating dispatcher, where the row names one.
-    if (const std::string& ln = notes_lc; states_on(ln, "deepep") || states_on(ln, "hybridep") ||
-                                             states_on(ln, "flex dispatcher") || contains(ln, "dispatcher_type=flex") ||
-                                             contains(ln, "dispatcher_type: flex")) {
-      sc.training.moe_dispatcher = MoeDispatcher::flex;
-      assumptions.push_back("flex dispatcher (DeepEP / HybridEP)");
-    }
-    // Expert rows aligned for the quantised GEMMs before they reach the experts, so no padding copies: where the row
-    // sets the router's padding; in a captured iteration (full-iteration CUDA graphs), whose static expert shapes
-    // Megatron-Bridge's recipes pad in the router (moe_router_padding_for_quantization with HybridEP and the TE op
-    // fuser); and in DeepSeek's own framework (DualPipe), whose DeepEP dispatch aligns each expert's rows itself
+    // Token dropping, a deduplicating dispatcher, the router's padding, unfused permutation and EP overlap where
+    // the row states them: the overlay's (reading_rules.yaml). Expert rows also arrive aligned for the quantised
+    // GEMMs in a captured iteration (full-iteration CUDA graphs), whose static expert shapes Megatron-Bridge's
+    // recipes pad in the router (moe_router_padding_for_quantization with HybridEP and the TE op fuser), and in
+    // DeepSeek's own framework (DualPipe), whose DeepEP dispatch aligns each expert's rows itself
     // (expert_alignment) for its grouped GEMMs.
-    if (const std::string& ln = notes_lc;
-        contains(ln, "moe_router_padding_for_quantization=true") || contains(ln, "moe_router_padding_for_fp8=true") ||
-        contains(ln, "router padding for quantization") || p.schedule == PipelineSchedule::dualpipe ||
-        says_full_iteration(ln)) {
-      sc.training.moe_router_padding = true;  // said of the row's quantised GEMMs below, once the precision is read
-    }
-    // Token permutation in PyTorch's operators, where the row turns the fused kernels off.
-    if (const std::string& ln = notes_lc;
-        contains(ln, "moe_permute_fusion=false") || contains(ln, "moe_permute_fusion: false") ||
-        contains(ln, "moe_permute_fusion false") || contains(ln, "permute fusion off") ||
-        contains(ln, "unfused permutation")) {
-      sc.training.moe_permute_fusion = false;
-      assumptions.push_back("token permutation unfused (PyTorch's index_select and scatter_add_)");
-    }
-    // The all-to-all overlapped with the paired micro-batch, where the row says so (Megatron-Core's merged
-    // forward-backward 1F1B, overlap_moe_expert_parallel_comm; Megatron-Bridge's moe_a2a_overlap).
-    const std::string& ln = notes_lc;
+    if (p.schedule == PipelineSchedule::dualpipe || says_full_iteration(notes_lc)) sc.training.moe_router_padding = true;
     // DualPipe overlaps its forward-backward couples' all-to-alls by design.
-    // Stated, not negated: "no EP overlap" or "moe_a2a_overlap=False" say the opposite.
-    bool says_overlap = p.schedule == PipelineSchedule::dualpipe;
-    for (const char* w : {"all-to-all overlapped", "a2a overlap", "all-to-all overlap", "ep overlap", "ep comm overlap",
-                          "1f1b overlap", "combined 1f1b", "overlap_moe_expert_parallel_comm", "moe_a2a_overlap"}) {
-      says_overlap = says_overlap || states_on(ln, w);
-    }
-    if (says_overlap && layout_allows_ep_overlap(m, p)) {
-      sc.training.overlap.ep_comm = true;
-      assumptions.push_back(p.schedule == PipelineSchedule::dualpipe ? "EP all-to-all overlapped (DualPipe's forward-backward couples)"
-                                                                     : "EP all-to-all overlapped (merged forward-backward 1F1B)");
-    } else if (says_overlap) {
-      // Megatron-Core merges forward and backward only with interleaving when there is a pipeline.
-      assumptions.push_back("EP overlap stated but not modelled (needs EP > 1 and, with PP > 1, interleaving)");
+    if (p.schedule == PipelineSchedule::dualpipe) {
+      if (layout_allows_ep_overlap(m, p)) {
+        sc.training.overlap.ep_comm = true;
+        assumptions.push_back("EP all-to-all overlapped (DualPipe's forward-backward couples)");
+      } else {
+        assumptions.push_back("EP overlap stated but not modelled (needs EP > 1 and, with PP > 1, interleaving)");
+      }
     }
   }
   const std::string sp = cell("sequence_parallel");
@@ -583,26 +532,10 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // NeMo's bf16_with_fp8_mixed recipe gathers fp8 parameters (fp8_param_gather); elsewhere only when stated.
     tr.fp8_params = contains(prec, "fp8 params") || nemo;
   }
-  if (tr.moe_router_padding && is_quantized(tr.precision) && sc.model.is_moe()) {
-    assumptions.push_back("expert rows aligned for the quantised GEMMs by the router or dispatch (no Fp8Padding copies)");
-  }
-  // Attention itself in fp8 (Transformer Engine's fp8_dot_product_attention), where the row says so.
-  if (const std::string& ln = notes_lc;
-      (tr.precision == DType::fp8 || tr.precision == DType::mxfp8) &&
-      (states_on(ln, "fp8_dot_product_attention") || states_on(ln, "fp8 dot-product attention") ||
-       states_on(ln, "fp8 dot product attention") || states_on(ln, "fp8 attention"))) {
-    tr.fp8_attention = true;
-    // Measured means the profile lists the format's rates, whatever they are (MXFP8 with 128-wide heads runs at
-    // 1.00x 16-bit's on Blackwell).
-    assumptions.push_back(part_profile().attention_fp8.measured(tr.precision)
-                              ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
-                              : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
-  }
   if (tr.precision == DType::fp4) {
     // Megatron-Bridge's bf16_with_nvfp4_mixed gathers NVFP4 parameters (fp4_param_gather); a row's notes that
     // turn it off ("fp4_param_gather False", as its DeepSeek-V3 recipes do) keep 16-bit weights.
-    const std::string& ln = notes_lc;
-    tr.fp8_params = nemo && !contains(ln, "fp4_param_gather false") && !contains(ln, "fp4_param_gather=false");
+    tr.fp8_params = nemo && !overlay.sets("training.fp8_params");
     assumptions.push_back(std::string("NVFP4: fp4 GEMMs in every linear layer, casts with a per-tensor amax pass") +
                           (tr.fp8_params ? ", fp4 parameters" : ""));
   }
@@ -611,13 +544,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // GEMMs (userbuffers). Their MoE recipes leave it off (DGX Cloud's DeepSeek-V3 launch sets
     // tp_comm_overlap false; Megatron-Bridge's Qwen3 MoE configs CommOverlapConfig(tp_comm_overlap=False)).
     tr.grad_reduce_in_fp32 = false;
-    // A row whose recipe is known to leave them be says so ("no TP comm overlap", "grad_reduce_in_fp32").
-    const std::string& ln = notes_lc;
-    if (contains(ln, "grad_reduce_in_fp32=true") || contains(ln, "grad_reduce_in_fp32 true")) tr.grad_reduce_in_fp32 = true;
-    const bool no_tp_overlap = contains(ln, "no tp comm overlap") || contains(ln, "tp_comm_overlap false") ||
-                               contains(ln, "tp_comm_overlap=false");
-    if (no_tp_overlap) assumptions.push_back("no TP comm overlap (as the row states)");
-    if (p.tp > 1 && p.sequence_parallel && !tr.overlap.tp_comm && !m.is_moe() && !no_tp_overlap) {
+    // A row whose recipe is known to leave them be says so ("no TP comm overlap", "grad_reduce_in_fp32"): the
+    // overlay's, read after these defaults.
+    if (p.tp > 1 && p.sequence_parallel && !tr.overlap.tp_comm && !m.is_moe() && !overlay.sets("training.overlap.tp_comm")) {
       tr.overlap.tp_comm = true;
       assumptions.push_back("TP comm overlap (NeMo recipe default)");
     }
@@ -720,20 +649,6 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       assumptions.push_back("CUDA graphs: no eager launch costs");
     }
   }
-  if (contains(notes, "--tp-comm-overlap") || contains(notes, "TP comm overlap on")) tr.overlap.tp_comm = true;  // as stated
-  // Optimizer states in bf16, where the row says so (NeMo's distributed_fused_adam with dtype bf16 keeps the
-  // moments and its copy of the weights in bf16; "moments in bf16" alone, as DeepSeek-V3's paper, the moments).
-  {
-    const std::string& ln = notes_lc;
-    if (contains(ln, "optimizer states in bf16") || contains(ln, "optimizer state in bf16") ||
-        (contains(ln, "distributed_fused_adam") && contains(ln, "dtype bf16"))) {
-      tr.optimizer_moments = tr.master_weights = DType::bf16;
-      assumptions.push_back("optimizer states (moments and master weights) in bf16");
-    } else if (contains(ln, "moments in bf16")) {
-      tr.optimizer_moments = DType::bf16;
-      assumptions.push_back("Adam moments in bf16");
-    }
-  }
   // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.
   if (contains(fw, "2021") || contains(fw, "2022") || contains(cell("source"), "BLOOM")) {
     tr.attention = AttentionKernel::unfused;
@@ -745,22 +660,46 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // batched isend/irecv followed by a device synchronise (overlap_p2p_comm, opt-in, from 2023-05-31); the
     // data-parallel gradient reduction and the distributed optimizer's parameter all-gather ran after the backward
     // pass and after the optimizer step (--overlap-grad-reduce from 2023-08-16, --overlap-param-gather from
-    // 2023-11-17, both opt-in). A row of another framework may state the same facts in its notes.
+    // 2023-11-17, both opt-in). A row of another framework may state the same facts (reading_rules.yaml).
     const std::string& ln = notes_lc;
     const bool legacy = contains(fw, "Megatron-LM") && !nemo && !contains(fw, "Megatron-Core") &&
                         (contains(fw, "2021") || contains(fw, "2022") || contains(fw, "2023"));
-    if ((legacy && !contains(ln, "flash")) || contains(ln, "attention unfused")) {
-      if (tr.attention != AttentionKernel::unfused) assumptions.push_back("unfused attention (Megatron-LM's default then)");
+    if (legacy && !contains(ln, "flash") && tr.attention != AttentionKernel::unfused) {
+      assumptions.push_back("unfused attention (Megatron-LM's default then)");
       tr.attention = AttentionKernel::unfused;
     }
-    if (legacy || contains(ln, "p2p with a device synchronise") || contains(ln, "no overlap_p2p_comm")) {
+    if (legacy && !overlay.sets("training.overlap.pp_comm")) {
       tr.overlap.pp_comm = false;
       assumptions.push_back("pipeline sends block the stage (batched P2P with a device synchronise)");
     }
-    if (legacy || contains(ln, "dp communication not overlapped") || contains(ln, "no overlap-grad-reduce")) {
+    if (legacy && !overlay.sets("training.overlap.grad_reduce")) {
       tr.overlap.grad_reduce = tr.overlap.param_gather = false;
       assumptions.push_back("DP gradient reduction and parameter gather not overlapped");
     }
+  }
+  // What the row states, over the defaults above (reading_rules.yaml), and what depends on it.
+  apply_overlay(overlay, ReadingRules::shipped().file(), p, tr);
+  for (const std::string& a : overlay.says) assumptions.push_back(a);
+  if (overlay.sets("training.overlap.ep_comm") && p.schedule != PipelineSchedule::dualpipe) {
+    if (layout_allows_ep_overlap(m, p)) {
+      assumptions.push_back("EP all-to-all overlapped (merged forward-backward 1F1B)");
+    } else {
+      // Megatron-Core merges forward and backward only with interleaving when there is a pipeline.
+      tr.overlap.ep_comm = false;
+      assumptions.push_back("EP overlap stated but not modelled (needs EP > 1 and, with PP > 1, interleaving)");
+    }
+  }
+  if (tr.moe_router_padding && is_quantized(tr.precision) && sc.model.is_moe()) {
+    assumptions.push_back("expert rows aligned for the quantised GEMMs by the router or dispatch (no Fp8Padding copies)");
+  }
+  // Attention itself in fp8 (Transformer Engine's fp8_dot_product_attention), where a row in fp8 states it.
+  if (tr.fp8_attention && tr.precision != DType::fp8 && tr.precision != DType::mxfp8) tr.fp8_attention = false;
+  if (tr.fp8_attention) {
+    // Measured means the profile lists the format's rates, whatever they are (MXFP8 with 128-wide heads runs at
+    // 1.00x 16-bit's on Blackwell).
+    assumptions.push_back(part_profile().attention_fp8.measured(tr.precision)
+                              ? "fp8 attention at cuDNN's measured speed-up over 16-bit"
+                              : "fp8 attention stated; no measured fp8 attention rate for this GPU: priced as 16-bit");
   }
 
   if (p.dp <= 0 || p.tp * p.pp * p.cp * p.dp != sc.gpus) {

@@ -1,0 +1,66 @@
+// How `clustersim validate` reads what a row states only in prose (its notes, its model name): data, not code.
+// data/validation/reading_rules.yaml lists phrases and the scenario settings they state ("ETP=1" ->
+// parallelism.expert_tp: 1; "DeepEP" -> training.moe_dispatcher: flex). A row's matching rules make its overlay,
+// which is read over the scenario its columns give through the parameter tables, like any scenario's keys, after
+// the framework's defaults: what a row states wins. Adding a phrase is an edit of that file.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/workload/parallel_plan.hpp"
+
+namespace cs {
+
+/// Whether lower-case `s` states `what` as on: some occurrence not negated before it ("no ", "not ", "without ",
+/// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled", " none", "=none").
+[[nodiscard]] bool states_on(const std::string& s, const std::string& what);
+
+/// One rule: where it reads, what it looks for, and the settings it then states.
+struct ReadingRule {
+  std::string name;
+  std::string says;                  ///< the assumption a match adds to the row's list; empty: none
+  bool moe_only = false;             ///< applies to MoE models only
+  std::vector<std::pair<std::string, std::string>> where;  ///< and only where each column holds its phrase
+  std::vector<std::string> columns;  ///< the cells read (lower-cased, joined by spaces)
+  std::vector<std::string> stated;   ///< any of these stated on (states_on)
+  std::vector<std::string> contains; ///< or any of these present
+  std::vector<std::string> all;      ///< or every one of these present
+  std::vector<std::string> unless;   ///< and none of these present
+  std::string number_after;          ///< a number right after this phrase fills `$number` in the settings
+  std::string settings;              ///< YAML: {parallelism: {...}, training: {...}}
+  std::set<std::string> keys;        ///< the dotted keys `settings` writes
+};
+
+/// What a row's prose states: the settings of its matching rules, in the file's order.
+struct RowOverlay {
+  std::vector<std::pair<const ReadingRule*, std::string>> settings;  ///< rule, its settings with $number filled in
+  std::vector<std::string> says;
+  /// Whether the row states `dotted_key` ("training.overlap.tp_comm").
+  [[nodiscard]] bool sets(const std::string& dotted_key) const;
+};
+
+class ReadingRules {
+ public:
+  /// Reads and checks a rules file: every rule's settings are read once through the parameter tables, so a
+  /// misspelt key or a bad value is reported at its line before any row is read.
+  [[nodiscard]] static ReadingRules load(const std::string& path);
+  /// data/validation/reading_rules.yaml, read once.
+  [[nodiscard]] static const ReadingRules& shipped();
+
+  /// The overlay of the row whose cells `cell(column)` returns.
+  [[nodiscard]] RowOverlay read(const std::function<std::string(const std::string&)>& cell, bool moe) const;
+  [[nodiscard]] const std::vector<ReadingRule>& rules() const noexcept { return rules_; }
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+
+ private:
+  std::vector<ReadingRule> rules_;
+  std::string file_;
+};
+
+/// Reads `overlay`'s settings over `plan` and `training` (parallelism.* and training.* keys), in order.
+void apply_overlay(const RowOverlay& overlay, const std::string& file, ParallelPlan& plan, TrainingConfig& training);
+
+}  // namespace cs
