@@ -52,9 +52,15 @@ std::string fill(std::string text, const std::string& number) {
 }
 
 void read_settings(const InputNode& root, ParallelPlan& plan, TrainingConfig& training) {
-  root.allow_only({"parallelism", "training"});
+  root.allow_only({"parallelism", "training", "measured"});
   if (auto p = root.find("parallelism")) parallel_plan_params().read_overlay(*p, plan);
   if (auto t = root.find("training")) training_params().read_overlay(*t, training);
+  if (auto m = root.find("measured")) {
+    // How the row's figure was counted, not a scenario setting.
+    m->allow_only({"counts_recompute"});
+    m->at("counts_recompute").require(m->at("counts_recompute").as<bool>(), "must be true where a rule states it");
+    m->finish();
+  }
   root.finish();
 }
 

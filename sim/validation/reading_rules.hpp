@@ -30,7 +30,9 @@ struct ReadingRule {
   std::vector<std::string> all;      ///< or every one of these present
   std::vector<std::string> unless;   ///< and none of these present
   std::string number_after;          ///< a number right after this phrase fills `$number` in the settings
-  std::string settings;              ///< YAML: {parallelism: {...}, training: {...}}
+  /// YAML: {parallelism: {...}, training: {...}} and how the row's figure was counted, {measured:
+  /// {counts_recompute: true}} (a TFLOP/s figure of hardware FLOPs)
+  std::string settings;
   std::set<std::string> keys;        ///< the dotted keys `settings` writes
 };
 
@@ -38,7 +40,7 @@ struct ReadingRule {
 struct RowOverlay {
   std::vector<std::pair<const ReadingRule*, std::string>> settings;  ///< rule, its settings with $number filled in
   std::vector<std::string> says;
-  /// Whether the row states `dotted_key` ("training.overlap.tp_comm").
+  /// Whether the row states `dotted_key` ("training.overlap.tp_comm", "measured.counts_recompute").
   [[nodiscard]] bool sets(const std::string& dotted_key) const;
 };
 

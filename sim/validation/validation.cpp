@@ -649,11 +649,6 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       assumptions.push_back("CUDA graphs: no eager launch costs");
     }
   }
-  // Megatron-LM and Megatron-DeepSpeed of 2021-2022 (before FlashAttention was integrated) ran attention unfused.
-  if (contains(fw, "2021") || contains(fw, "2022") || contains(cell("source"), "BLOOM")) {
-    tr.attention = AttentionKernel::unfused;
-    assumptions.push_back("unfused attention (framework of 2021-22)");
-  }
   {
     // Megatron-LM (not Megatron-Core, NeMo or Megatron-Bridge) through 2023, run with its defaults: flash
     // attention was an opt-in flag (--use-flash-attn, from 2022-12-08); the pipeline exchanged activations with
@@ -664,7 +659,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     const std::string& ln = notes_lc;
     const bool legacy = contains(fw, "Megatron-LM") && !nemo && !contains(fw, "Megatron-Core") &&
                         (contains(fw, "2021") || contains(fw, "2022") || contains(fw, "2023"));
-    if (legacy && !contains(ln, "flash") && tr.attention != AttentionKernel::unfused) {
+    if (legacy && !contains(ln, "flash") && !overlay.sets("training.attention")) {
       assumptions.push_back("unfused attention (Megatron-LM's default then)");
       tr.attention = AttentionKernel::unfused;
     }
@@ -809,10 +804,11 @@ void predict_into(const CsvTable& t, const CsvTable::Row& row, ValidationRow& v,
     v.assumptions.push_back(fmt::format("MFU of the datasheet {} peak ({:.0f} TFLOP/s)", to_string(sc->training.precision),
                                         r.peak_per_gpu.value() / 1e12));
   } else {
-    // Sources that count recompute FLOPs (Narayanan et al. SC'21, BLOOM) are compared on hardware FLOPs.
-    const std::string notes = t.cell(row, "notes") + " " + t.cell(row, "act_recompute") + " " + v.source;
-    const bool hardware = contains(notes, "counts it") || contains(notes, "includes recompute") || contains(notes, "BLOOM") ||
-                          contains(notes, "HFU-like");
+    // Sources that count recompute FLOPs (Narayanan et al. SC'21) are compared on hardware FLOPs
+    // (reading_rules.yaml: measured.counts_recompute).
+    const RowOverlay overlay = ReadingRules::shipped().read(
+        [&](const std::string& column) { return t.cell(row, column.c_str()); }, sc->model.is_moe());
+    const bool hardware = overlay.sets("measured.counts_recompute");
     const Flops f = hardware ? r.step.hardware_flops : r.step.model_flops;
     v.predicted = f.value() / r.step.step_time.seconds() / r.gpus / 1e12;
     if (hardware) v.assumptions.push_back("hardware FLOPs (source counts recompute)");

@@ -59,6 +59,12 @@ TEST(ReadingRules, NegationConditionsAndModelKind) {
   EXPECT_EQ(t.optimizer_moments, DType::bf16);
   EXPECT_EQ(t.master_weights, DType::bf16);
   EXPECT_FALSE(read_row({{"notes", "distributed_fused_adam"}}, false).sets("training.master_weights"));
+  // How a figure was counted, from the notes or the recompute column; and the framework's era.
+  EXPECT_TRUE(read_row({{"act_recompute", "full (FLOP formula counts it)"}}, false).sets("measured.counts_recompute"));
+  EXPECT_FALSE(read_row({{"notes", "MFU on 989 TFLOP/s"}}, false).sets("measured.counts_recompute"));
+  TrainingConfig old;
+  apply_overlay(read_row({{"framework", "Megatron-LM (2021)"}}, false), "rules.yaml", p, old);
+  EXPECT_EQ(old.attention, AttentionKernel::unfused);
 }
 
 std::string rules_file(const std::string& body) {
