@@ -87,7 +87,11 @@ ResultsTable query_results(const ResultsQuery& q) {
   }
   const std::vector<std::string> wanted =
       q.columns.empty() ? (objectives.empty() ? std::vector<std::string>{"step_time_s", "mfu", "peak_memory_bytes",
-                                                                        "time_to_train_s", "tco_usd_per_year", "reason"}
+                                                                        "time_to_train_s", "tco_usd_per_year",
+                                                                        // a schedule sweep's
+                                                                        "slo_attainment_min", "gpu_allocated_fraction",
+                                                                        "gpu_busy_fraction", "energy_kwh",
+                                                                        "peak_facility_kw", "tco_usd", "reason"}
                                               : std::vector<std::string>{})
                         : split(q.columns);
   for (const std::string& w : wanted) {

@@ -36,8 +36,12 @@ struct CheckedSweep {
 
 CheckedSweep check_sweep(const std::string& path, int threads) {
   CheckedSweep c{.spec = load_sweep(path), .points = {}};
-  check_sweep_keys(c.spec, scenario_key_check());
-  (void)load_searchable_scenario_file(c.spec.base_path);
+  check_sweep_keys(c.spec, base_key_check(c.spec));
+  if (c.spec.schedule) {
+    (void)load_schedule_file(c.spec.base_path);
+  } else {
+    (void)load_searchable_scenario_file(c.spec.base_path);
+  }
   c.points = expand_sweep(c.spec);
   check_all_points(c.spec, c.points, threads);
   return c;

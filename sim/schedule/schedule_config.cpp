@@ -269,4 +269,13 @@ ScheduleConfig load_schedule_file(const std::string& path, const std::vector<Set
   return parse_schedule(InputNode::load_file(path, settings), path);
 }
 
+bool is_schedule_document(const YAML::Node& root) {
+  if (!root.IsMap()) return false;
+  if (root["span"]) return true;
+  for (const char* list : {"training", "services", "batch", "traces"}) {
+    if (const YAML::Node n = root[list]; n && n.IsSequence()) return true;
+  }
+  return false;
+}
+
 }  // namespace cs

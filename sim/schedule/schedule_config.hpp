@@ -103,6 +103,10 @@ struct ScheduleConfig {
 /// Reads and checks a schedule file (relative paths resolved against its directory). Throws InputError located
 /// at the offending key.
 [[nodiscard]] ScheduleConfig load_schedule_file(const std::string& path, const std::vector<Setting>& settings = {});
+/// Whether a parsed YAML document is a schedule file rather than a scenario: it has `span:`, or lists of
+/// `training:`, `services:`, `batch:` or `traces:` (a scenario's training is a mapping). A sweep's base may be
+/// either.
+[[nodiscard]] bool is_schedule_document(const YAML::Node& root);
 /// The same from YAML text named `name`.
 [[nodiscard]] ScheduleConfig parse_schedule(const InputNode& root, const std::string& path);
 

@@ -29,9 +29,13 @@ std::string point_source_name(const SweepSpec& spec, const SweepPoint& point) {
   return std::filesystem::path(spec.file).filename().string() + "#" + std::to_string(point.index);
 }
 
-SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point) {
+namespace {
+
+/// `load()`, its InputError moved to where the sweep file wrote the value responsible.
+template <class Load>
+auto blaming_the_sweep(const SweepSpec& spec, const SweepPoint& point, Load load) -> decltype(load()) {
   try {
-    return load_searchable_scenario(point.yaml, point_source_name(spec, point));
+    return load();
   } catch (const InputError& e) {
     const std::string what = e.where().file == point_source_name(spec, point) ? e.message() : e.what();
     const std::string context = "point " + std::to_string(point.index) + " (" + point.label + "): ";
@@ -59,6 +63,27 @@ SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point) {
   }
 }
 
+}  // namespace
+
+SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point) {
+  return blaming_the_sweep(spec, point, [&] { return load_searchable_scenario(point.yaml, point_source_name(spec, point)); });
+}
+
+ScheduleConfig load_schedule_point(const SweepSpec& spec, const SweepPoint& point) {
+  return blaming_the_sweep(spec, point, [&] {
+    return parse_schedule(InputNode::parse(point.yaml, point_source_name(spec, point)), spec.base_path);
+  });
+}
+
+KeyCheck base_key_check(const SweepSpec& spec) {
+  if (!spec.schedule) return scenario_key_check();
+  return [](std::string_view key) -> std::optional<std::string> {
+    const ParamSection& schema = schedule_schema();
+    if (schema.find_param(key) != nullptr || schema.find_section(key) != nullptr) return std::nullopt;
+    return "not a schedule key (docs/schedule.md lists them)";
+  };
+}
+
 KeyCheck scenario_key_check() {
   return [](std::string_view key) -> std::optional<std::string> {
     const ParamSection& schema = scenario_schema();
@@ -76,7 +101,11 @@ void check_all_points(const SweepSpec& spec, const std::vector<SweepPoint>& poin
   const auto work = [&] {
     for (std::size_t i = next++; i < points.size(); i = next++) {
       try {
-        (void)load_point(spec, points[i]);
+        if (spec.schedule) {
+          (void)load_schedule_point(spec, points[i]);
+        } else {
+          (void)load_point(spec, points[i]);
+        }
       } catch (...) {
         const std::lock_guard lock(mu);
         if (i < first_bad) {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "sim/schedule/schedule_config.hpp"
 #include "sim/search/search_scenario.hpp"
 #include "sim/sweep/sweep_expansion.hpp"
 
@@ -16,6 +17,13 @@ namespace cs {
 /// value of the axis (or `set` key) whose key path matches the loader's error, else at the point's first
 /// axis value, naming the point's values.
 [[nodiscard]] SearchableScenario load_point(const SweepSpec& spec, const SweepPoint& point);
+
+/// Loads a point of a sweep over a schedule file (SweepSpec::schedule): its relative paths resolve against the
+/// base file; errors are located as load_point's.
+[[nodiscard]] ScheduleConfig load_schedule_point(const SweepSpec& spec, const SweepPoint& point);
+
+/// The KeyCheck of the base's parameter table: the scenario's (below) or the schedule file's.
+[[nodiscard]] KeyCheck base_key_check(const SweepSpec& spec);
 
 /// The KeyCheck of the scenario parameter table (scenario_schema()): a key path must name a declared parameter
 /// or section of a scenario file.

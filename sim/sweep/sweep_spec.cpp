@@ -1,5 +1,7 @@
 #include "sim/sweep/sweep_spec.hpp"
 
+#include "sim/schedule/schedule_config.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -108,6 +110,7 @@ SweepSpec parse_sweep(const std::string& text, const std::string& file, const st
   }
   s.base = parse_yaml(read_text(s.base_path, s.base_where, "base"), s.base_path);
   if (!s.base.IsMap()) throw InputError({s.base_path, 1, 1}, "", "a scenario is a mapping");
+  s.schedule = is_schedule_document(s.base);
 
   if (const YAML::Node set = root["set"]) {
     if (!set.IsMap()) throw InputError(at(file, set), "set", "must be a mapping of key path: value");

@@ -53,6 +53,7 @@ struct SweepSpec {
   std::string base_path;      ///< resolved against the sweep file's directory
   SourceLocation base_where;
   YAML::Node base;            ///< the base scenario's parsed YAML
+  bool schedule = false;      ///< the base is a schedule file (is_schedule_document): points run `schedule`
   std::vector<SweepSetting> set;
   std::vector<SweepGroup> groups;  ///< crossed with each other, first group slowest
 

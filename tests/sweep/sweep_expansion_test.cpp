@@ -140,7 +140,7 @@ TEST(SweepExpansion, AKeyPathThroughAScalarIsRefused) {
   EXPECT_NE(std::string(e.what()).find("model.preset is not a mapping"), std::string::npos);
 }
 
-// Every shipped sweep (scenarios/sweeps/) expands and loads each of its points as a scenario: a sweep file that a
+// Every shipped sweep (scenarios/sweeps/) expands and loads each of its points as a scenario (or a schedule): a sweep file that a
 // profile, topology or key change broke fails here, not in a user's hands. The one scenario file there (the plan
 // search's, *-plan.yaml) has no axes and is not a sweep.
 TEST(SweepExpansion, EveryShippedSweepLoadsEveryPoint) {
@@ -150,7 +150,13 @@ TEST(SweepExpansion, EveryShippedSweepLoadsEveryPoint) {
     const SweepSpec spec = load_sweep(e.path().string());
     const auto points = expand_sweep(spec);
     EXPECT_FALSE(points.empty()) << e.path();
-    for (const SweepPoint& p : points) EXPECT_NO_THROW((void)load_point(spec, p)) << e.path() << " " << p.label;
+    for (const SweepPoint& p : points) {
+      if (spec.schedule) {
+        EXPECT_NO_THROW((void)load_schedule_point(spec, p)) << e.path() << " " << p.label;
+      } else {
+        EXPECT_NO_THROW((void)load_point(spec, p)) << e.path() << " " << p.label;
+      }
+    }
     ++sweeps;
   }
   EXPECT_GE(sweeps, 9);
