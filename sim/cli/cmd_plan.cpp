@@ -78,9 +78,10 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
   }
   if (!r.found()) throw InputError({a.scenario, 0, 0}, "serving.slo", r.no_plan_reason());
   const api::ServingCandidate& b = r.deployments.front();
-  out << fmt::format("\nanswer: {} GPUs, {} replicas of {}, at ${:.2f} per hour (${:.3f} per GPU-hour), ${:.3f} per "
+  out << fmt::format("\nanswer: {} GPU{}, {} replica{} of {}, at ${:.2f} per hour (${:.3f} per GPU-hour), ${:.3f} per "
                      "million tokens\n",
-                     b.gpus, b.deployment.replicas, b.description, b.cost_usd_per_hour, b.usd_per_gpu_hour,
+                     b.gpus, b.gpus == 1 ? "" : "s", b.deployment.replicas, b.deployment.replicas == 1 ? "" : "s",
+                     b.description, b.cost_usd_per_hour, b.usd_per_gpu_hour,
                      b.usd_per_million_tokens);
   if (const auto& k = r.best_check) {
     out << fmt::format("checked as a whole service ({} requests over {:.0f} s, every replica behind the scenario's "
