@@ -38,7 +38,7 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
                      r.slo.tpot.seconds() * 1e3, 100 * r.slo.attainment);
   out << fmt::format("  {} deployments, {} replica probes ({}) in {:.1f} s\n\n", r.deployments.size(), r.probes,
                      opt.probe_duration ? fmt::format("{:.0f} s of arrivals each", a.probe_seconds)
-                                        : std::string("about 1,500 requests each"),
+                                        : std::string("each the scenario's window, at least 1,500 requests"),
                      r.seconds);
   out << fmt::format("{:>4}  {:<52} {:>8} {:>5} {:>9} {:>9} {:>7} {:>9} {:>9}\n", "rank", "deployment", "replicas",
                      "GPUs", "TTFT p99", "TPOT p99", "SLO", "$/hour", "$/M tok");
@@ -106,8 +106,8 @@ void register_plan_command(CLI::App& app) {
   cmd->add_option("-j,--jobs", a->jobs, "Screen and replay threads (default: all cores)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--json", a->json, "Write the ranking as JSON to FILE ('-' for standard output)")->type_name("FILE|-");
   cmd->add_option("--probe-seconds", a->probe_seconds,
-                  "Serving scenarios: seconds of arrivals in each replica probe (default: about 1,500 requests' worth, "
-                  "1 min to 1 h)")
+                  "Serving scenarios: seconds of arrivals in each replica probe (default: the scenario's "
+                  "serving.duration, or about 1,500 requests' worth where that is longer)")
       ->check(CLI::PositiveNumber);
   add_settings_option(*cmd, a->set);
   cmd->callback([a] {

@@ -105,7 +105,7 @@ ServingCandidate evaluate(const SearchContext& ctx, const ComputeCostModel& comp
     ServingConfig config = base;
     config.deployment = d;
     config.engine = engine;
-    config = one_replica_at(config, r, ctx.options.probe_duration.value_or(steady_probe_duration(r)));
+    config = one_replica_at(config, r, ctx.options.probe_duration.value_or(plan_probe_duration(base, r)));
     ++c.probes;
     return probed.emplace(replicas, simulate_serving(config, cost, memory).result).first->second;
   };
@@ -192,6 +192,10 @@ ServiceCheck check_whole_service(const Scenario& sc, const ServingCandidate& bes
 }
 
 }  // namespace
+
+Time plan_probe_duration(const ServingConfig& service, double rate) {
+  return std::max(service.duration.value_or(kDefaultServingDuration), steady_probe_duration(rate));
+}
 
 std::string describe_deployment(const Deployment& d, const EngineConfig& e) {
   std::string s = fmt::format("tp{} pp{} ep{} {}, max_seqs {}", d.tp, d.pp, d.ep, to_string(d.weights), e.max_seqs);

@@ -26,7 +26,8 @@ struct ServingPlanOptions {
   std::vector<int> max_seqs{64, 256};
   std::vector<std::int64_t> max_batched_tokens{4096, 8192};  ///< static and continuous batching
   std::vector<std::int64_t> token_budgets{256, 512};         ///< chunked prefill
-  /// How long each probe's requests arrive; absent: steady_probe_duration(rate per replica), about 1,500 requests.
+  /// How long each probe's requests arrive; absent: the scenario's serving.duration, or steady_probe_duration
+  /// (about 1,500 requests, at most an hour) where that is longer.
   std::optional<Time> probe_duration;
   int threads = 0;  ///< candidates probed at once (0: all cores)
 };
@@ -75,6 +76,11 @@ struct ServingPlan {
 
 /// Searches `sc` (sc.serving must be set; Poisson arrivals). Throws InputError for another kind of load.
 [[nodiscard]] ServingPlan plan_serving(const Scenario& sc, const ServingPlanOptions& options = {});
+
+/// How long a probe of one replica at `rate` requests/s runs by default: the service's own arrival window, or
+/// longer where one replica's share of it holds fewer than about 1,500 requests (steady_probe_duration), since a
+/// 99% target judged on a few hundred requests moves with every few of them.
+[[nodiscard]] Time plan_probe_duration(const ServingConfig& service, double rate);
 
 /// "tp4 pp1 ep1 bf16, max_seqs 256, max_batched_tokens 8192".
 [[nodiscard]] std::string describe_deployment(const Deployment& d, const EngineConfig& e);

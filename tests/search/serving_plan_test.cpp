@@ -60,7 +60,7 @@ double probe_attainment(const Scenario& sc, const ServingCandidate& c, int repli
   config.deployment = c.deployment;
   config.engine = c.engine;
   const double r = sc.serving->load.rate / replicas;
-  config = one_replica_at(config, r, steady_probe_duration(r));
+  config = one_replica_at(config, r, plan_probe_duration(*sc.serving, r));
   return slo_attainment(run_serving(config, sc.model, *compute, comm, sc.profile.gpu.memory).result);
 }
 
@@ -84,6 +84,11 @@ TEST(ServingProbe, OneReplicaAtARateAndItsShareWithinTheSlo) {
   r.slo_met = 180;
   EXPECT_DOUBLE_EQ(slo_attainment(r), 0.9);  // 180 / 200, not 180 / 190
   EXPECT_DOUBLE_EQ(slo_attainment(ServingResult{}), 0.0);
+  // The plan search's probe: the service's window (default 10 minutes) unless 1,500 requests take longer.
+  EXPECT_DOUBLE_EQ(plan_probe_duration(c, 10).seconds(), 600);   // 1500 / 10 = 150 s < 600 s
+  EXPECT_DOUBLE_EQ(plan_probe_duration(c, 0.5).seconds(), 3000);  // 1500 / 0.5
+  c.duration = Time::from_seconds(7200);
+  EXPECT_DOUBLE_EQ(plan_probe_duration(c, 0.5).seconds(), 7200);
 }
 
 TEST(ServingPlan, OneReplicaSufficesAtALowRateAndItIsTheCheapest) {
