@@ -211,6 +211,23 @@ TEST(ServingPlan, AnSloNoDeploymentMeetsIsReportedWithTheClosest) {
   EXPECT_FALSE(p.best_check);
 }
 
+TEST(ServingPlan, TheRankingDoesNotDependOnTheThreads) {
+  const Scenario sc = load_scenario_text(service(8), "plan.yaml");
+  ServingPlanOptions two = own_engine();
+  two.threads = 2;
+  const ServingPlan a = plan_serving(sc, own_engine());
+  const ServingPlan b = plan_serving(sc, two);
+  ASSERT_EQ(a.deployments.size(), b.deployments.size());
+  for (std::size_t i = 0; i < a.deployments.size(); ++i) {
+    EXPECT_EQ(a.deployments[i].description, b.deployments[i].description) << i;
+    EXPECT_EQ(a.deployments[i].deployment.replicas, b.deployments[i].deployment.replicas) << i;
+    EXPECT_EQ(a.deployments[i].slo_attainment, b.deployments[i].slo_attainment) << i;
+    EXPECT_EQ(a.deployments[i].cost_usd_per_hour, b.deployments[i].cost_usd_per_hour) << i;
+    EXPECT_EQ(a.deployments[i].why_lost, b.deployments[i].why_lost) << i;
+  }
+  EXPECT_EQ(a.probes, b.probes);
+}
+
 TEST(ServingPlan, ALoadThatIsNotASteadyRateIsRefused) {
   std::string text = service(1);
   text.replace(text.find("arrivals: poisson\n    rate: 1.000000"), 36,
