@@ -97,13 +97,18 @@ void register_plan_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plan", "Search the parallel plan of a scenario: screen every valid plan, replay the best K in full; on a "
       "serving scenario, the cheapest deployment that meets the SLO at its rate");
-  cmd->add_option("scenario", a->scenario, "Scenario file; its parallelism: section is ignored (or is `search`)")
+  cmd->add_option("scenario", a->scenario,
+                  "Scenario file; its parallelism: section is ignored (or is `search`); with a serving: section, its "
+                  "deployment and engine limits are")
       ->required();
-  cmd->add_option("--top", a->top, "Plans replayed in full from the head of the screened ranking")
+  cmd->add_option("--top", a->top,
+                  "Plans replayed in full from the head of the screened ranking (serving scenarios: deployments shown)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--sample", a->sample, "Further plans replayed, spread over the ranking, for the rank correlation")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("-j,--jobs", a->jobs, "Screen and replay threads (default: all cores)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("-j,--jobs", a->jobs,
+                  "Screen and replay threads; serving scenarios: deployments probed at once (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--json", a->json, "Write the ranking as JSON to FILE ('-' for standard output)")->type_name("FILE|-");
   cmd->add_option("--probe-seconds", a->probe_seconds,
                   "Serving scenarios: seconds of arrivals in each replica probe (default: the scenario's "
