@@ -3,7 +3,6 @@
 // and the best. Usage: bench_serving_plan [SCENARIO] [THREADS] [PROBE_SECONDS] (0: the scenario's
 // serving.duration, or about 1,500 requests where that is longer)
 #include <fmt/format.h>
-
 #include <sys/resource.h>
 
 #include <algorithm>

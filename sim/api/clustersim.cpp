@@ -292,6 +292,7 @@ nlohmann::ordered_json serving_plan_json(const ServingPlan& plan, const std::str
              {"ttft_p99_s", c.ttft_p99_s},
              {"tpot_p99_s", c.tpot_p99_s},
              {"slo_attainment", c.slo_attainment},
+             {"probe_requests", c.probe_requests},
              {"tokens_per_s", c.tokens_per_s},
              {"usd_per_gpu_hour", c.usd_per_gpu_hour},
              {"cost_usd_per_hour", c.cost_usd_per_hour},
@@ -321,6 +322,7 @@ nlohmann::ordered_json serving_plan_json(const ServingPlan& plan, const std::str
     j["best_checked_whole"] = nullptr;
   }
   j["no_plan_reason"] = plan.no_plan_reason();
+  j["close_call"] = plan.close_call();
   return j;
 }
 

@@ -60,7 +60,9 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
   const std::size_t rest = r.deployments.size() - shown -
                            static_cast<std::size_t>(std::count_if(misfits.begin(), misfits.end(),
                                                                   [&](std::size_t i) { return i >= shown; }));
-  if (rest > 0) out << fmt::format("   ... {} more (--top {} shows them; --json has every one)\n", rest, r.deployments.size());
+  if (rest > 0) {
+    out << fmt::format("   ... {} more (--top {} shows them; --json has every one)\n", rest, r.deployments.size());
+  }
   out << "\nwhy each lost to the one above:\n";
   for (std::size_t i = 1; i < shown; ++i) {
     if (r.deployments[i].fits) out << fmt::format("  #{}: {}\n", i + 1, r.deployments[i].why_lost);
@@ -83,6 +85,7 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
                      b.gpus, b.gpus == 1 ? "" : "s", b.deployment.replicas, b.deployment.replicas == 1 ? "" : "s",
                      b.description, b.cost_usd_per_hour, b.usd_per_gpu_hour,
                      b.usd_per_million_tokens);
+  if (const std::string note = r.close_call(); !note.empty()) out << note << "\n";
   if (const auto& k = r.best_check) {
     out << fmt::format("checked as a whole service ({} requests over {:.0f} s, every replica behind the scenario's "
                        "routing): {:.1f}% within the SLO, TTFT p99 {:.0f} ms, TPOT p99 {:.1f} ms\n",

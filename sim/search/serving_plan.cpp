@@ -1,16 +1,16 @@
 #include "sim/search/serving_plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "sim/collectives/network_options.hpp"
 #include "sim/facility/price_book.hpp"
@@ -48,7 +48,7 @@ struct SearchContext {
   const Scenario& sc;
   const ServingPlanOptions& options;
   int max_gpus = 0;
-  std::optional<PriceBook> book;          ///< absent when the cluster cannot be priced (costs are then 0)
+  std::optional<PriceBook> book;  ///< absent when the cluster cannot be priced (costs are then 0)
   std::optional<ClusterInventory> inventory;
 };
 
@@ -124,6 +124,7 @@ ServingCandidate evaluate(const SearchContext& ctx, const ComputeCostModel& comp
   c.deployment.replicas = chosen;
   c.gpus = c.deployment.gpus();
   c.slo_attainment = slo_attainment(s);
+  c.probe_requests = s.arrived;
   c.ttft_p99_s = s.ttft.p99_s;
   c.tpot_p99_s = s.tpot.p99_s;
   c.tokens_per_s = (s.input_tokens_per_s + s.output_tokens_per_s) * chosen;
@@ -131,17 +132,17 @@ ServingCandidate evaluate(const SearchContext& ctx, const ComputeCostModel& comp
   c.cost_usd_per_hour = c.usd_per_gpu_hour * c.gpus;
   if (c.tokens_per_s > 0) c.usd_per_million_tokens = c.cost_usd_per_hour / (c.tokens_per_s * 3600) * 1e6;
   if (!c.meets_slo) {
-    c.reason = fmt::format("misses the SLO: {:.1f}% of requests within it at {} replica{} ({} GPU{}, the most the "
-                           "cluster holds), under the {:.1f}% target{}",
-                           100 * c.slo_attainment, chosen, chosen == 1 ? "" : "s", c.gpus, c.gpus == 1 ? "" : "s",
-                           100 * target,
-                           s.queue.unbounded ? "; the queue grew without bound" : "");
+    c.reason = fmt::format(
+        "misses the SLO: {:.1f}% of requests within it at {} replica{} ({} GPU{}, the most the "
+        "cluster holds), under the {:.1f}% target{}",
+        100 * c.slo_attainment, chosen, chosen == 1 ? "" : "s", c.gpus, c.gpus == 1 ? "" : "s", 100 * target,
+        s.queue.unbounded ? "; the queue grew without bound" : "");
   }
   return c;
 }
 
-/// Best first: those that meet the SLO by cost per hour (to the cent), then GPUs, then TTFT p99; then those that fit but
-/// miss, closest first; then those that do not fit.
+/// Best first: those that meet the SLO by cost per hour (to the cent), then GPUs, then TTFT p99; then those that fit
+/// but miss, closest first; then those that do not fit.
 bool ranks_before(const ServingCandidate& a, const ServingCandidate& b) {
   const auto group = [](const ServingCandidate& c) { return c.meets_slo ? 0 : c.fits ? 1 : 2; };
   if (group(a) != group(b)) return group(a) < group(b);
@@ -160,8 +161,8 @@ bool ranks_before(const ServingCandidate& a, const ServingCandidate& b) {
 std::string why_lost(const ServingCandidate& c, const ServingCandidate& above) {
   if (!c.meets_slo) return c.reason;
   if (c.gpus != above.gpus) {
-    return fmt::format("needs {} replicas = {} GPUs against {} GPUs (+${:.2f} per hour)", c.deployment.replicas,
-                       c.gpus, above.gpus, c.cost_usd_per_hour - above.cost_usd_per_hour);
+    return fmt::format("needs {} replicas = {} GPUs against {} GPUs (+${:.2f} per hour)", c.deployment.replicas, c.gpus,
+                       above.gpus, c.cost_usd_per_hour - above.cost_usd_per_hour);
   }
   if (std::llround(c.cost_usd_per_hour / kCostTie) != std::llround(above.cost_usd_per_hour / kCostTie)) {
     return fmt::format("the same {} GPUs at +${:.2f} per hour: more of their time computing, so more power drawn",
@@ -208,10 +209,23 @@ std::string ServingPlan::no_plan_reason() const {
   if (deployments.empty()) return "no deployment to try";
   const auto fitting = std::count_if(deployments.begin(), deployments.end(), [](const auto& c) { return c.fits; });
   if (fitting == 0) return fmt::format("no deployment's weights fit on at most {} GPUs", max_gpus);
-  return fmt::format("no deployment meets the SLO (TTFT {:.0f} ms, TPOT {:.0f} ms, {:.1f}% of requests) at {:.3g} "
-                     "requests/s on at most {} GPUs; the closest: {} ({:.1f}%)",
-                     slo.ttft.seconds() * 1e3, slo.tpot.seconds() * 1e3, 100 * slo.attainment, rate, max_gpus,
-                     deployments.front().description, 100 * deployments.front().slo_attainment);
+  return fmt::format(
+      "no deployment meets the SLO (TTFT {:.0f} ms, TPOT {:.0f} ms, {:.1f}% of requests) at {:.3g} "
+      "requests/s on at most {} GPUs; the closest: {} ({:.1f}%)",
+      slo.ttft.seconds() * 1e3, slo.tpot.seconds() * 1e3, 100 * slo.attainment, rate, max_gpus,
+      deployments.front().description, 100 * deployments.front().slo_attainment);
+}
+
+std::string ServingPlan::close_call() const {
+  if (!found()) return "";
+  const ServingCandidate& b = deployments.front();
+  const double t = slo.attainment;
+  const double two_se = 2 * std::sqrt(t * (1 - t) / static_cast<double>(std::max<std::int64_t>(1, b.probe_requests)));
+  if (b.slo_attainment - t >= two_se) return "";
+  return fmt::format(
+      "a close call: {:.2f}% of {} requests clears the {:.1f}% target by less than two standard "
+      "errors ({:.2f}%); longer probes (--probe-seconds) may move the answer",
+      100 * b.slo_attainment, b.probe_requests, 100 * t, 100 * two_se);
 }
 
 ServingPlan plan_serving(const Scenario& sc, const ServingPlanOptions& options) {
@@ -276,9 +290,9 @@ ServingPlan plan_serving(const Scenario& sc, const ServingPlanOptions& options) 
   plan.max_gpus = ctx.max_gpus;
   plan.slo = base.slo;
   plan.deployments.resize(shapes.size());
-  const int threads = std::max(1, std::min<int>(options.threads > 0 ? options.threads
-                                                                    : static_cast<int>(std::thread::hardware_concurrency()),
-                                                static_cast<int>(shapes.size())));
+  const int threads = std::max(
+      1, std::min<int>(options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()),
+                       static_cast<int>(shapes.size())));
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
   const auto work = [&](std::size_t worker) {

@@ -40,16 +40,17 @@ struct ServingCandidate {
   std::string description;  ///< "tp4 pp1 ep1 bf16, max_seqs 256, max_batched_tokens 8192"
   bool fits = true;         ///< the weights, activations and one KV block fit a GPU
   bool meets_slo = false;
-  std::string reason;       ///< why it does not fit, or why it misses the SLO; empty when it meets it
-  int gpus = 0;             ///< replicas x tp x pp
+  std::string reason;  ///< why it does not fit, or why it misses the SLO; empty when it meets it
+  int gpus = 0;        ///< replicas x tp x pp
   double ttft_p99_s = 0, tpot_p99_s = 0;
-  double slo_attainment = 0;  ///< requests within both targets over requests arrived, in one replica's probe
-  double tokens_per_s = 0;    ///< prompt and output tokens served by all replicas
-  double usd_per_gpu_hour = 0;   ///< owned cluster, at this deployment's mix of prefill, decode and idle
-  double cost_usd_per_hour = 0;  ///< gpus x usd_per_gpu_hour
+  double slo_attainment = 0;        ///< requests within both targets over requests arrived, in one replica's probe
+  std::int64_t probe_requests = 0;  ///< requests that arrived in that probe
+  double tokens_per_s = 0;          ///< prompt and output tokens served by all replicas
+  double usd_per_gpu_hour = 0;      ///< owned cluster, at this deployment's mix of prefill, decode and idle
+  double cost_usd_per_hour = 0;     ///< gpus x usd_per_gpu_hour
   double usd_per_million_tokens = 0;
-  int probes = 0;           ///< replica counts simulated
-  std::string why_lost;     ///< why it ranks below the deployment above it; empty for the first
+  int probes = 0;        ///< replica counts simulated
+  std::string why_lost;  ///< why it ranks below the deployment above it; empty for the first
 };
 
 /// The best deployment run as a whole service: every replica behind the scenario's routing, for the scenario's
@@ -64,12 +65,15 @@ struct ServiceCheck {
 struct ServingPlan {
   std::vector<ServingCandidate> deployments;  ///< those that meet the SLO by cost, then those that miss, then misfits
   std::optional<ServiceCheck> best_check;     ///< the best deployment run whole (found() only)
-  double rate = 0;           ///< requests per second over the whole service
-  int max_gpus = 0;          ///< the cluster's GPUs (the scenario's deployment's)
+  double rate = 0;                            ///< requests per second over the whole service
+  int max_gpus = 0;                           ///< the cluster's GPUs (the scenario's deployment's)
   ServiceLevel slo;
-  int probes = 0;            ///< replica probes simulated in all
-  double seconds = 0;        ///< wall time of the search
+  int probes = 0;      ///< replica probes simulated in all
+  double seconds = 0;  ///< wall time of the search
   [[nodiscard]] bool found() const { return !deployments.empty() && deployments.front().meets_slo; }
+  /// When the best clears the target by less than two binomial standard errors of its probe's attainment
+  /// (2 sqrt(t (1 - t) / n) for target t over n requests), a sentence saying so; empty otherwise.
+  [[nodiscard]] std::string close_call() const;
   /// Why no deployment meets the SLO within the cluster; empty when one does.
   [[nodiscard]] std::string no_plan_reason() const;
 };

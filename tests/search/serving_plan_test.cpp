@@ -21,16 +21,23 @@ namespace {
 /// Llama 3 70B on one DGX H100 (8 GPUs), every request 512 prompt and 64 output tokens.
 std::string service(double rate, int gpus = 8, const std::string& slo = "{ttft: 500ms, tpot: 50ms}") {
   return "format_version: 1\nname: plan test\nmodel: {preset: llama3-70b}\n"
-         "cluster: {gpus: " + std::to_string(gpus) + ", topology: dgx-h100, profile: h100-sxm}\n"
+         "cluster: {gpus: " +
+         std::to_string(gpus) +
+         ", topology: dgx-h100, profile: h100-sxm}\n"
          "serving:\n"
-         "  deployment: {tp: " + std::to_string(std::min(gpus, 4)) + ", replicas: auto}\n"
+         "  deployment: {tp: " +
+         std::to_string(std::min(gpus, 4)) +
+         ", replicas: auto}\n"
          "  engine: {batching: continuous, max_seqs: 256, max_batched_tokens: 8192}\n"
          "  load:\n"
          "    arrivals: poisson\n"
-         "    rate: " + std::to_string(rate) + "\n"
+         "    rate: " +
+         std::to_string(rate) +
+         "\n"
          "    prompt: {dist: fixed, value: 512}\n"
          "    output: {dist: fixed, value: 64}\n"
-         "  slo: " + slo + "\n";
+         "  slo: " +
+         slo + "\n";
 }
 
 /// Only the scenario's own engine limits: tp 1, 2, 4, 8 x bf16, fp8 = 8 deployments.
@@ -88,7 +95,7 @@ TEST(ServingProbe, OneReplicaAtARateAndItsShareWithinTheSlo) {
   EXPECT_DOUBLE_EQ(slo_attainment(r), 0.9);  // 180 / 200, not 180 / 190
   EXPECT_DOUBLE_EQ(slo_attainment(ServingResult{}), 0.0);
   // The plan search's probe: the service's window (default 10 minutes) unless 1,500 requests take longer.
-  EXPECT_DOUBLE_EQ(plan_probe_duration(c, 10).seconds(), 600);   // 1500 / 10 = 150 s < 600 s
+  EXPECT_DOUBLE_EQ(plan_probe_duration(c, 10).seconds(), 600);    // 1500 / 10 = 150 s < 600 s
   EXPECT_DOUBLE_EQ(plan_probe_duration(c, 0.5).seconds(), 3000);  // 1500 / 0.5
   c.duration = Time::from_seconds(7200);
   EXPECT_DOUBLE_EQ(plan_probe_duration(c, 0.5).seconds(), 7200);
@@ -199,8 +206,7 @@ TEST(ServingPlan, WeightsThatDoNotFitAreExcludedWithTheNumbers) {
 TEST(ServingPlan, AnSloNoDeploymentMeetsIsReportedWithTheClosest) {
   const ServingPlan p = plan(service(2, 8, "{ttft: 1ms, tpot: 50ms}"));  // no prefill of 512 tokens takes 1 ms
   EXPECT_FALSE(p.found());
-  EXPECT_NE(p.no_plan_reason().find("no deployment meets the SLO (TTFT 1 ms"), std::string::npos)
-      << p.no_plan_reason();
+  EXPECT_NE(p.no_plan_reason().find("no deployment meets the SLO (TTFT 1 ms"), std::string::npos) << p.no_plan_reason();
   for (const ServingCandidate& c : p.deployments) {
     EXPECT_FALSE(c.meets_slo);
     EXPECT_DOUBLE_EQ(c.slo_attainment, 0.0);
@@ -226,6 +232,27 @@ TEST(ServingPlan, TheRankingDoesNotDependOnTheThreads) {
     EXPECT_EQ(a.deployments[i].why_lost, b.deployments[i].why_lost) << i;
   }
   EXPECT_EQ(a.probes, b.probes);
+}
+
+TEST(ServingPlan, ABestWithinTwoStandardErrorsOfTheTargetIsACloseCall) {
+  ServingPlan p;
+  p.slo.attainment = 0.99;
+  ServingCandidate best;
+  best.meets_slo = true;
+  best.slo_attainment = 0.992;
+  best.probe_requests = 3000;
+  p.deployments.push_back(best);
+  // 2 sqrt(0.99 x 0.01 / 3000) = 0.363%: 99.2% clears 99% by 0.2%, less than that.
+  EXPECT_EQ(p.close_call(),
+            "a close call: 99.20% of 3000 requests clears the 99.0% target by less than two "
+            "standard errors (0.36%); longer probes (--probe-seconds) may move the answer");
+  p.deployments[0].probe_requests = 100000;  // 2 sqrt(0.99 x 0.01 / 100000) = 0.063% < 0.2%
+  EXPECT_EQ(p.close_call(), "");
+  p.deployments[0].probe_requests = 3000;
+  p.deployments[0].slo_attainment = 0.999;  // 0.9% above the target
+  EXPECT_EQ(p.close_call(), "");
+  p.deployments[0].meets_slo = false;
+  EXPECT_EQ(p.close_call(), "");
 }
 
 TEST(ServingPlan, ALoadThatIsNotASteadyRateIsRefused) {
