@@ -48,7 +48,14 @@ std::string tco_json(const std::string& path, const std::optional<std::string>& 
 std::string plan_json(const std::string& path, const std::optional<std::string>& text,
                       const std::vector<std::pair<std::string, std::string>>& set, int top, int sample, int jobs) {
   py::gil_scoped_release release;
-  const std::string yaml = cs::api::scenario_text(source(path, text, set, ""));
+  const cs::api::ScenarioSource src = source(path, text, set, "");
+  if (cs::api::is_service(src)) {
+    // An inference service: the serving plan search's ranking, as `clustersim plan --json` writes it.
+    cs::api::ServingPlanOptions opt;
+    opt.threads = jobs;
+    return cs::api::serving_plan_json(cs::api::plan_serving(src, opt), cs::api::load(src).name).dump();
+  }
+  const std::string yaml = cs::api::scenario_text(src);
   cs::api::SearchOptions opt;
   opt.top_k = top;
   opt.sample = sample;

@@ -73,7 +73,13 @@ def tco_report(scenario: Scenario, set: Optional[Mapping[str, Any]] = None, prof
 def plan(scenario: Scenario, set: Optional[Mapping[str, Any]] = None, top: int = 10, sample: int = 10,
          jobs: int = 0) -> dict:
     """Searches the parallel plan (``clustersim plan``): ``ranking`` is the replayed top plans, best first, each
-    with why it lost to the one above; ``replayed`` every replayed plan's settings, as ``plan --json``."""
+    with why it lost to the one above; ``replayed`` every replayed plan's settings, as ``plan --json``.
+
+    On an inference service (a scenario with ``serving:``) it is the serving plan search instead, as ``plan
+    --json`` writes it: ``deployments`` (best first: description, tp, pp, ep, weights, replicas, gpus,
+    ttft_p99_s, tpot_p99_s, slo_attainment, cost_usd_per_hour, usd_per_million_tokens, fits, why_lost, ...),
+    ``best`` (None when no deployment meets the SLO) and ``no_plan_reason``; ``top`` and ``sample`` do not
+    apply."""
     path, text, settings = _source(scenario, set)
     return json.loads(_core.plan_json(path, text, settings, top, sample, jobs))
 

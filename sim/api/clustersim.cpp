@@ -259,6 +259,73 @@ std::string scenario_text(const ScenarioSource& source) {
   return parsed(source).yaml_text();
 }
 
+bool is_service(const ScenarioSource& source) { return parsed(source).has("serving"); }
+
+ServingPlan plan_serving(const ScenarioSource& source, const ServingPlanOptions& options) {
+  const Scenario sc = load(source);
+  if (!sc.serving) {
+    throw InputError({source.path, 0, 0}, "serving", "not an inference service: the serving plan search needs a "
+                                                     "serving: section");
+  }
+  return cs::plan_serving(sc, options);
+}
+
+nlohmann::ordered_json serving_plan_json(const ServingPlan& plan, const std::string& scenario_name) {
+  using J = nlohmann::ordered_json;
+  const auto entry = [](const ServingCandidate& c) {
+    const Deployment& d = c.deployment;
+    const bool chunked = c.engine.batching == Batching::chunked_prefill;
+    return J{{"description", c.description},
+             {"tp", d.tp},
+             {"pp", d.pp},
+             {"ep", d.ep},
+             {"weights", std::string(to_string(d.weights))},
+             {"kv_cache", std::string(to_string(d.kv_cache))},
+             {"batching", std::string(batching_names().name(c.engine.batching))},
+             {"max_seqs", c.engine.max_seqs},
+             {"max_batched_tokens", chunked ? J(nullptr) : J(c.engine.max_batched_tokens)},
+             {"token_budget", chunked ? J(c.engine.token_budget) : J(nullptr)},
+             {"replicas", d.replicas},
+             {"gpus", c.gpus},
+             {"fits", c.fits},
+             {"meets_slo", c.meets_slo},
+             {"ttft_p99_s", c.ttft_p99_s},
+             {"tpot_p99_s", c.tpot_p99_s},
+             {"slo_attainment", c.slo_attainment},
+             {"probe_requests", c.probe_requests},
+             {"tokens_per_s", c.tokens_per_s},
+             {"usd_per_gpu_hour", c.usd_per_gpu_hour},
+             {"cost_usd_per_hour", c.cost_usd_per_hour},
+             {"usd_per_million_tokens", c.usd_per_million_tokens},
+             {"probes", c.probes},
+             {"reason", c.reason},
+             {"why_lost", c.why_lost}};
+  };
+  J j;
+  j["format_version"] = 1;
+  j["kind"] = "serving_plan";
+  j["scenario"] = scenario_name;
+  j["rate_per_s"] = plan.rate;
+  j["max_gpus"] = plan.max_gpus;
+  j["slo"] = {{"ttft_s", plan.slo.ttft.seconds()}, {"tpot_s", plan.slo.tpot.seconds()},
+              {"attainment", plan.slo.attainment}};
+  j["probes"] = plan.probes;
+  j["search_s"] = plan.seconds;
+  j["deployments"] = J::array();
+  for (const ServingCandidate& c : plan.deployments) j["deployments"].push_back(entry(c));
+  j["best"] = plan.found() ? entry(plan.deployments.front()) : J(nullptr);
+  if (const auto& k = plan.best_check) {
+    j["best_checked_whole"] = {{"slo_attainment", k->slo_attainment}, {"ttft_p99_s", k->ttft_p99_s},
+                               {"tpot_p99_s", k->tpot_p99_s}, {"requests", k->requests},
+                               {"duration_s", k->duration_s}};
+  } else {
+    j["best_checked_whole"] = nullptr;
+  }
+  j["no_plan_reason"] = plan.no_plan_reason();
+  j["close_call"] = plan.close_call();
+  return j;
+}
+
 nlohmann::ordered_json result_json(const Scenario& sc, const RunResult& r) {
   nlohmann::ordered_json j = to_json(sc, r);
   if (r.placement) {

@@ -35,6 +35,7 @@
 #include "sim/validation/validation.hpp"
 #include "sim/search/plan_space.hpp"
 #include "sim/search/search_scenario.hpp"
+#include "sim/search/serving_plan.hpp"
 
 namespace cs::api {
 
@@ -178,6 +179,29 @@ struct PlanRanking {
 
 /// The ranking as `clustersim plan --json` writes it (counts, timings, every replayed plan with its settings).
 [[nodiscard]] nlohmann::ordered_json ranking_json(const PlanRanking& ranking, const std::string& scenario_name);
+
+/// The serving plan search's options and outcome (sim/search/serving_plan.hpp): candidate deployments (TP, EP,
+/// PP where the weights need it, weight precision, engine limits), each at the fewest replicas that meet the
+/// scenario's SLO at its rate, ranked by cost per hour.
+using ServingPlanOptions = cs::ServingPlanOptions;
+using ServingPlan = cs::ServingPlan;
+using ServingCandidate = cs::ServingCandidate;
+
+/// True when the scenario of `source` is an inference service (it has a `serving:` section), so that `plan`
+/// sizes deployments rather than training plans. Throws InputError for a file that does not parse.
+[[nodiscard]] bool is_service(const ScenarioSource& source);
+
+/// The cheapest deployment of the service in `source` that meets its SLO (serving.slo.ttft, tpot and
+/// attainment) at its request rate on at most its cluster's GPUs, with the ranking of every candidate and why
+/// each lost to the one above (`clustersim plan` on a serving scenario). Throws InputError for a scenario that
+/// does not load, is not a service, or whose load is not Poisson arrivals at a rate.
+[[nodiscard]] ServingPlan plan_serving(const ScenarioSource& source, const ServingPlanOptions& options = {});
+
+/// The serving ranking as `clustersim plan --json` writes it: `deployments` (best first, each with
+/// description, tp, pp, ep, weights, replicas, gpus, ttft_p99_s, tpot_p99_s, slo_attainment, cost_usd_per_hour,
+/// usd_per_million_tokens, fits, why_lost, ...), `best` (the first deployment when it meets the SLO, else null)
+/// and `no_plan_reason`.
+[[nodiscard]] nlohmann::ordered_json serving_plan_json(const ServingPlan& plan, const std::string& scenario_name);
 
 /// The rows of validation files (`clustersim validate`): each row's scenario simulated and compared with its
 /// measurement; a row that states no layout runs the fastest one the plan search finds; bands rest on the

@@ -8,11 +8,7 @@
 #include "sim/serving/serving_runner.hpp"
 
 namespace cs {
-namespace {
 
-/// The service's window as the facility layer sees a run: one "step" as long as the makespan, its time split by
-/// what the GPUs did (iterations that hold a prompt chunk count as compute-bound, decode-only ones as memory-bound,
-/// the rest idle), and the tokens served (prompt and output) as the run's tokens.
 RunProfile service_profile(const Scenario& sc, const ServingResult& s) {
   RunProfile run;
   run.step_time = s.makespan;
@@ -28,8 +24,6 @@ RunProfile service_profile(const Scenario& sc, const ServingResult& s) {
   run.gpu = sc.profile.gpu;
   return run;
 }
-
-}  // namespace
 
 void run_service(const Scenario& sc, RunResult& r) {
   const ServingConfig& config = *sc.serving;

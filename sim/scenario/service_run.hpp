@@ -3,6 +3,7 @@
 // service's window of time, so that the cost per million tokens comes from the same TCO as training's.
 #pragma once
 
+#include "sim/facility/run_profile.hpp"
 #include "sim/scenario/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
 
@@ -11,5 +12,10 @@ namespace cs {
 /// Fills `r` for the service `sc` (sc.serving must be set): the serving result, and the power, reliability and
 /// cost of the simulated window (a priced cluster) or the warning why it has none.
 void run_service(const Scenario& sc, RunResult& r);
+
+/// The service's window as the facility layer sees a run: one "step" as long as the makespan, its time split by
+/// what the GPUs did (iterations that hold a prompt chunk count as compute-bound, decode-only ones as memory-bound,
+/// the rest idle), and the tokens served (prompt and output) as the run's tokens.
+[[nodiscard]] RunProfile service_profile(const Scenario& sc, const ServingResult& s);
 
 }  // namespace cs

@@ -186,18 +186,13 @@ class ServiceEvaluator {
       std::lock_guard lock(mu_);
       if (auto it = memo_.find(key); it != memo_.end()) return it->second.hour;
     }
-    ServingConfig c = *sc_.serving;
-    c.deployment.replicas = 1;
-    c.load.arrivals = ArrivalKind::poisson;
-    c.load.rate = r;
-    c.duration = Time::from_seconds(std::clamp(1500.0 / r, 60.0, 3600.0));
+    ServingConfig c = one_replica_at(*sc_.serving, r, steady_probe_duration(r));
     c.slo.ttft = Time::from_seconds(c.slo.ttft.seconds() / slowdown);
     c.slo.tpot = Time::from_seconds(c.slo.tpot.seconds() / slowdown);
     const ServingRun run = run_serving(c, sc_.model, *compute_, comm_, sc_.profile.gpu.memory);
     const ServingResult& s = run.result;
     HourService h;
-    const double total = static_cast<double>(std::max<std::int64_t>(1, s.arrived));
-    h.attainment = static_cast<double>(s.slo_met) / total;
+    h.attainment = slo_attainment(s);
     if (s.finished > 0) {
       h.ttft_p99_s = s.ttft.p99_s * slowdown;
       if (s.tpot.count > 0) h.tpot_p99_s = s.tpot.p99_s * slowdown;

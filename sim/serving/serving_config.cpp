@@ -226,6 +226,10 @@ const ParamTable<ServiceLevel>& slo_params() {
     p.field("ttft", &ServiceLevel::ttft, {.help = "time to first token at most", .positive = true});
     p.field("tpot", &ServiceLevel::tpot,
             {.help = "time per output token after the first at most (a one-token output meets it)", .positive = true});
+    p.field("attainment", &ServiceLevel::attainment,
+            {.help = "share of arriving requests that must finish within ttft and tpot for a deployment to meet "
+                     "the SLO (clustersim plan; rejected and unfinished requests miss)",
+             .max = 1.0, .positive = true});
     return p;
   }();
   return t;

@@ -90,6 +90,9 @@ struct LoadConfig {
 struct ServiceLevel {
   Time ttft = Time::ms(500);  ///< time to first token at most
   Time tpot = Time::ms(50);   ///< time per output token after the first at most
+  /// Share of arriving requests that must finish within both targets for a deployment to meet the SLO (the
+  /// plan search's criterion; rejected and unfinished requests miss).
+  double attainment = 0.99;
 };
 
 inline constexpr Time kDefaultServingDuration = Time::ns(600'000'000'000);  // 10 minutes

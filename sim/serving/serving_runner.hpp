@@ -16,4 +16,16 @@ namespace cs {
 [[nodiscard]] ServingRun run_serving(const ServingConfig& config, const ModelSpec& model,
                                      const ComputeCostModel& compute, const ReplicaComm& comm, Bytes gpu_memory);
 
+// A steady-rate probe of one replica. Replicas serve independently (round-robin routing splits a Poisson
+// stream into Poisson streams), so one replica at rate / replicas stands for a service of `replicas` at `rate`:
+// the schedule layer's autoscaler and the serving plan search both size services this way.
+
+/// How long a probe at `rate` requests/s runs: about 1,500 arrivals, at least a minute and at most an hour.
+[[nodiscard]] Time steady_probe_duration(double rate);
+/// `config` narrowed to one replica under Poisson arrivals at `rate` requests/s arriving for `duration`.
+[[nodiscard]] ServingConfig one_replica_at(const ServingConfig& config, double rate, Time duration);
+/// The share of arrived requests that finished within both SLO targets (rejected and unfinished ones miss);
+/// 0 when none arrived.
+[[nodiscard]] double slo_attainment(const ServingResult& r);
+
 }  // namespace cs

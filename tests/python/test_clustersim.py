@@ -125,3 +125,26 @@ def test_a_shared_cluster_over_two_days():
     assert shared["cost"]["tco_usd"] > 0 and set(shared["cost"]["per_tenant"]) == {"product", "research"}
     with pytest.raises(clustersim.InputError, match="isolation"):
         clustersim.schedule(day, set={"isolation": "cgroups"})
+
+
+SERVICE = "scenarios/llama3-70b-serving-32xh100.yaml"
+
+
+def test_plan_on_a_service_is_the_serving_ranking():
+    r = clustersim.plan(SERVICE, jobs=1)
+    assert r["kind"] == "serving_plan"
+    best = r["best"]
+    # 4 replicas of TP4 in fp8 meet 99% of requests within 500 ms / 50 ms at 20 requests/s: 16 of the 32 GPUs.
+    assert (best["tp"], best["weights"], best["replicas"], best["gpus"]) == (4, "fp8", 4, 16)
+    assert best == r["deployments"][0]
+    assert best["slo_attainment"] >= 0.99
+    assert all(d["why_lost"] for d in r["deployments"][1:])
+    cli = cli_json("plan", SERVICE, "-j", "1")
+    for key in ("deployments", "best", "best_checked_whole", "no_plan_reason"):
+        assert r[key] == cli[key]
+
+
+def test_plan_on_a_service_takes_settings():
+    r = clustersim.plan(SERVICE, set={"serving.load.rate": 2}, jobs=1)
+    assert r["rate_per_s"] == 2
+    assert r["best"]["gpus"] < 16
