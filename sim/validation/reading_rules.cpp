@@ -83,7 +83,11 @@ bool states_on(const std::string& s, const std::string& what) {
 }
 
 bool RowOverlay::sets(const std::string& dotted_key) const {
-  return std::any_of(settings.begin(), settings.end(), [&](const auto& s) { return s.first->keys.contains(dotted_key); });
+  return std::any_of(settings.begin(), settings.end(), [&](const AppliedRule& a) {
+    return std::any_of(a.keys.begin(), a.keys.end(), [&](const std::string& k) {
+      return k == dotted_key || (k.size() > dotted_key.size() && k.starts_with(dotted_key) && k[dotted_key.size()] == '.');
+    });
+  });
 }
 
 ReadingRules ReadingRules::load(const std::string& path) {
@@ -93,8 +97,8 @@ ReadingRules ReadingRules::load(const std::string& path) {
   r.file_ = path;
   std::set<std::string> names;
   for (const InputNode& n : root.at("rules").elements()) {
-    n.allow_only({"name", "says", "models", "where", "read", "stated", "contains", "all", "unless", "number_after",
-                  "set"});
+    n.allow_only({"name", "says", "models", "where", "read", "stated", "contains", "all", "and_any", "unless",
+                  "number_after", "list_after", "list_into", "set"});
     ReadingRule rule;
     rule.name = n.get<std::string>("name");
     n.at("name").require(names.insert(rule.name).second, "rule \"" + rule.name + "\" is named twice");
@@ -116,23 +120,43 @@ ReadingRules ReadingRules::load(const std::string& path) {
     rule.stated = phrases(n, "stated");
     rule.contains = phrases(n, "contains");
     rule.all = phrases(n, "all");
+    rule.and_any = phrases(n, "and_any");
     rule.unless = phrases(n, "unless");
-    n.require(!rule.stated.empty() || !rule.contains.empty() || !rule.all.empty() || n.has("number_after"),
-              "rule \"" + rule.name + "\" looks for nothing (stated, contains, all or number_after)");
+    rule.list_after = phrases(n, "list_after");
+    n.require(!rule.stated.empty() || !rule.contains.empty() || !rule.all.empty() || n.has("number_after") ||
+                  !rule.list_after.empty(),
+              "rule \"" + rule.name + "\" looks for nothing (stated, contains, all, number_after or list_after)");
     rule.number_after = lowered(n.get_or<std::string>("number_after", ""));
-    const InputNode set = n.at("set");
-    set.require(set.is_map(), "must be a mapping of scenario keys (parallelism: ..., training: ...)");
-    collect_keys(set, "", rule.keys);
-    rule.settings = set.yaml_text();
-    n.at("set").require(has(rule.settings, "$number") == !rule.number_after.empty(),
-                        "$number appears in set exactly when number_after is given");
-    // Checked now, at the file's lines: the settings read over defaults (with 1 for a number).
-    ParallelPlan plan;
-    TrainingConfig training;
-    if (rule.number_after.empty()) {
-      read_settings(set, plan, training);
+    if (!rule.list_after.empty()) {
+      const InputNode into = n.at("list_into");
+      rule.list_into = into.as<std::string>();
+      const std::string prefix = "training.";
+      const ParamSection* section = rule.list_into.starts_with(prefix)
+                                        ? training_params().schema().find_section(rule.list_into.substr(prefix.size()))
+                                        : nullptr;
+      into.require(section != nullptr, "must name a section of training keys (training.cuda_graph_modules)");
+      for (const ParamSpec& p : section->params) {
+        into.require(p.type == ParamType::boolean, "every key of " + rule.list_into + " must be a boolean");
+        rule.list_words.insert(p.key);
+      }
+    }
+    if (rule.list_after.empty()) {
+      const InputNode set = n.at("set");
+      set.require(set.is_map(), "must be a mapping of scenario keys (parallelism: ..., training: ...)");
+      collect_keys(set, "", rule.keys);
+      rule.settings = set.yaml_text();
+      set.require(has(rule.settings, "$number") == !rule.number_after.empty(),
+                  "$number appears in set exactly when number_after is given");
+      // Checked now, at the file's lines: the settings read over defaults (with 1 for a number).
+      ParallelPlan plan;
+      TrainingConfig training;
+      if (rule.number_after.empty()) {
+        read_settings(set, plan, training);
+      } else {
+        read_settings(InputNode::parse(fill(rule.settings, "1"), path + " (rule " + rule.name + ")"), plan, training);
+      }
     } else {
-      read_settings(InputNode::parse(fill(rule.settings, "1"), path + " (rule " + rule.name + ")"), plan, training);
+      n.require(!n.has("set"), "a list rule states the keys its list names (list_into); it takes no set");
     }
     n.finish();
     r.rules_.push_back(std::move(rule));
@@ -160,6 +184,38 @@ RowOverlay ReadingRules::read(const std::function<std::string(const std::string&
       return std::any_of(ps.begin(), ps.end(), [&](const std::string& p) { return has(text, p); });
     };
     if (any_has(rule.unless)) continue;
+    if (!rule.and_any.empty() && !any_has(rule.and_any)) continue;
+    AppliedRule applied{&rule, rule.settings, rule.keys};
+    if (!rule.list_after.empty()) {
+      // The identifiers after each lead phrase, up to the list's end.
+      std::set<std::string> words;
+      for (const std::string& lead : rule.list_after) {
+        for (std::size_t at = text.find(lead); at != std::string::npos; at = text.find(lead, at + 1)) {
+          const std::size_t from = at + lead.size();
+          const std::string list = text.substr(from, text.find_first_of("();.", from) - from);
+          std::size_t i = 0;
+          while (i < list.size()) {
+            const std::size_t j = list.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", i);
+            const std::string word = list.substr(i, j == std::string::npos ? std::string::npos : j - i);
+            if (rule.list_words.contains(word)) words.insert(word);
+            i = j == std::string::npos ? list.size() : j + 1;
+          }
+        }
+      }
+      if (words.empty()) continue;
+      const std::string section = rule.list_into.substr(rule.list_into.find('.') + 1);
+      applied.settings = "training:\n  " + section + ":\n";
+      applied.keys.clear();
+      for (const std::string& w : words) {
+        applied.settings += "    " + w + ": true\n";
+        applied.keys.insert(rule.list_into + "." + w);
+      }
+      o.settings.push_back(std::move(applied));
+      if (!rule.says.empty() && std::find(o.says.begin(), o.says.end(), rule.says) == o.says.end()) {
+        o.says.push_back(rule.says);
+      }
+      continue;
+    }
     std::string number;
     if (!rule.number_after.empty()) {
       const std::size_t at = text.find(rule.number_after);
@@ -176,7 +232,8 @@ RowOverlay ReadingRules::read(const std::function<std::string(const std::string&
                                                           [&](const std::string& p) { return has(text, p); });
       if (!stated && !any_has(rule.contains) && !every) continue;
     }
-    o.settings.emplace_back(&rule, number.empty() ? rule.settings : fill(rule.settings, number));
+    if (!number.empty()) applied.settings = fill(rule.settings, number);
+    o.settings.push_back(std::move(applied));
     if (!rule.says.empty() && std::find(o.says.begin(), o.says.end(), rule.says) == o.says.end()) {
       o.says.push_back(rule.says);
     }
@@ -185,8 +242,8 @@ RowOverlay ReadingRules::read(const std::function<std::string(const std::string&
 }
 
 void apply_overlay(const RowOverlay& overlay, const std::string& file, ParallelPlan& plan, TrainingConfig& training) {
-  for (const auto& [rule, text] : overlay.settings) {
-    read_settings(InputNode::parse(text, file + " (rule " + rule->name + ")"), plan, training);
+  for (const AppliedRule& a : overlay.settings) {
+    read_settings(InputNode::parse(a.settings, file + " (rule " + a.rule->name + ")"), plan, training);
   }
 }
 

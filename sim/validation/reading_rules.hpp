@@ -28,7 +28,14 @@ struct ReadingRule {
   std::vector<std::string> stated;   ///< any of these stated on (states_on)
   std::vector<std::string> contains; ///< or any of these present
   std::vector<std::string> all;      ///< or every one of these present
+  std::vector<std::string> and_any;  ///< and (when given) any of these present too
   std::vector<std::string> unless;   ///< and none of these present
+  /// A list rule: after any of these phrases, the identifiers up to the next "(", ")", ";" or "." each turn on the
+  /// boolean key of that name in section `list_into` ("cuda graphs of attn, moe_router" ->
+  /// training.cuda_graph_modules.attn and .moe_router); words that name no key are ignored.
+  std::vector<std::string> list_after;
+  std::string list_into;
+  std::set<std::string> list_words;  ///< the boolean keys of `list_into`
   std::string number_after;          ///< a number right after this phrase fills `$number` in the settings
   /// YAML: {parallelism: {...}, training: {...}} and how the row's figure was counted, {measured:
   /// {counts_recompute: true}} (a TFLOP/s figure of hardware FLOPs)
@@ -36,9 +43,16 @@ struct ReadingRule {
   std::set<std::string> keys;        ///< the dotted keys `settings` writes
 };
 
+/// One matching rule's settings, $number or the list filled in.
+struct AppliedRule {
+  const ReadingRule* rule = nullptr;
+  std::string settings;        ///< YAML
+  std::set<std::string> keys;  ///< the dotted keys it writes
+};
+
 /// What a row's prose states: the settings of its matching rules, in the file's order.
 struct RowOverlay {
-  std::vector<std::pair<const ReadingRule*, std::string>> settings;  ///< rule, its settings with $number filled in
+  std::vector<AppliedRule> settings;
   std::vector<std::string> says;
   /// Whether the row states `dotted_key` ("training.overlap.tp_comm", "measured.counts_recompute").
   [[nodiscard]] bool sets(const std::string& dotted_key) const;

@@ -48,10 +48,6 @@ std::optional<double> number(const std::string& s) {
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
-/// Whether lower-cased notes say the CUDA graphs capture the whole iteration ("full iteration", "full_iteration").
-bool says_full_iteration(const std::string& ln) {
-  return contains(ln, "full iteration") || contains(ln, "full_iteration") || contains(ln, "full-iteration");
-}
 
 /// What a Megatron-Bridge row's release recipe adds to its notes: the recipe's settings, in the words the rules
 /// below read, for each aspect the notes say nothing of (a row's own words always win); `applied` lists them.
@@ -460,7 +456,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // recipes pad in the router (moe_router_padding_for_quantization with HybridEP and the TE op fuser), and in
     // DeepSeek's own framework (DualPipe), whose DeepEP dispatch aligns each expert's rows itself
     // (expert_alignment) for its grouped GEMMs.
-    if (p.schedule == PipelineSchedule::dualpipe || says_full_iteration(notes_lc)) sc.training.moe_router_padding = true;
+    if (p.schedule == PipelineSchedule::dualpipe) sc.training.moe_router_padding = true;
     // DualPipe overlaps its forward-backward couples' all-to-alls by design.
     if (p.schedule == PipelineSchedule::dualpipe) {
       if (layout_allows_ep_overlap(m, p)) {
@@ -584,69 +580,25 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       rm = RecomputeModules{};
     }
   }
-  // Every framework of these rows runs PyTorch eagerly unless the row says it captures the step in CUDA graphs.
-  // A capture of some modules only (Megatron-Core's cuda_graph_scope: attn, moe_router, ...) leaves the rest
-  // eager, and per-module capture is not modelled: such a row runs eagerly, as does one that says it has none.
-  {
-    const std::string& ln = notes_lc;
-    // Stated, not negated: "no CUDA graphs", "CUDA graphs: none", "cuda_graph_impl=none" launch eagerly.
-    bool off = false;
-    for (const char* w : {"cuda graphs off", "cuda graphs: none", "cuda graphs none", "cuda graphs disabled",
-                          "cuda_graph_impl none", "cuda_graph_impl=none", "cuda_graph_impl: none",
-                          "cuda_graph_impl=\"none\"", "cuda_graph_impl: \"none\""}) {
-      off = off || contains(ln, w);
+  // Every framework of these rows runs PyTorch eagerly unless the row says it captures the step in CUDA graphs
+  // (reading_rules.yaml: training.framework cuda-graphs). A capture of some modules only (Megatron-Core's
+  // cuda_graph_scope: attn, moe_router, ...) leaves the rest eager (training.cuda_graph_modules).
+  if (!overlay.sets("training.framework")) {
+    // NeMo, Megatron-Core and Megatron-Bridge run their layers through Transformer Engine's modules, which cost
+    // the host more per call than PyTorch's (the calibrated costs are eager PyTorch's).
+    std::string framework = "pytorch-eager";
+    if (nemo || contains(fw, "Megatron-Core") || contains(fw, "Megatron Core")) {
+      // The stack's release: Transformer Engine's CPU-overhead work (TE issue #2053's fixes, 2025-09 to 2026-01)
+      // reached the containers of 2026; the 2025 stacks pay what run 15 measured on NeMo 25.11's.
+      framework = te_stack_before_2026(cell("source") + " " + cell("source_locator") + " " + fw)
+                      ? "megatron-core-te-2025"
+                      : "megatron-core-te-2026";
     }
-    const bool graphs = !off && (states_on(ln, "cuda graph") || states_on(ln, "cuda_graph"));
-    // A capture of the whole iteration is stated as such; module names alone ("moe_router_fusion") say nothing
-    // of the graphs' scope.
-    const bool full = says_full_iteration(ln);
-    const bool partial = !full && (contains(ln, "scope") || contains(ln, "moe_router ") || contains(ln, "moe_preprocess") ||
-                                   contains(ln, "graphs of attn") || contains(ln, "partial"));
-    if (!graphs || partial) {
-      // NeMo, Megatron-Core and Megatron-Bridge run their layers through Transformer Engine's modules, which cost
-      // the host more per call than PyTorch's (the calibrated costs are eager PyTorch's).
-      std::string framework = "pytorch-eager";
-      if (nemo || contains(fw, "Megatron-Core") || contains(fw, "Megatron Core")) {
-        // The stack's release: Transformer Engine's CPU-overhead work (TE issue #2053's fixes, 2025-09 to 2026-01)
-        // reached the containers of 2026; the 2025 stacks pay what run 15 measured on NeMo 25.11's.
-        framework = te_stack_before_2026(cell("source") + " " + cell("source_locator") + " " + fw)
-                        ? "megatron-core-te-2025"
-                        : "megatron-core-te-2026";
-      }
-      const FrameworkProfile& f = find_framework_profile(framework);
-      apply_framework(f, tr);
-      if (f.host_factor != 1.0) {
-        assumptions.push_back(fmt::format("{}: host work per operator {:.3g}x eager PyTorch's ({})", f.title,
-                                          f.host_factor, f.measured_on));
-      }
-      if (graphs) {
-        // The captured modules as the row names them ("CUDA graphs of attn, moe_router, moe_preprocess",
-        // "cuda_graph_scope moe_router moe_preprocess").
-        CudaGraphModules& g = tr.cuda_graph_modules;
-        for (const char* lead : {"cuda graphs of ", "cuda graphs scope ", "cuda_graph_scope ", "cuda_graph_modules "}) {
-          for (std::size_t at = ln.find(lead); at != std::string::npos; at = ln.find(lead, at + 1)) {
-            const std::size_t from = at + std::strlen(lead);
-            const std::string list = ln.substr(from, ln.find_first_of("();.", from) - from);
-            std::size_t i = 0;
-            while (i < list.size()) {
-              const std::size_t j = list.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", i);
-              const std::string word = list.substr(i, j == std::string::npos ? std::string::npos : j - i);
-              g.attn |= word == "attn";
-              g.mlp |= word == "mlp";
-              g.moe |= word == "moe";
-              g.moe_router |= word == "moe_router";
-              g.moe_preprocess |= word == "moe_preprocess";
-              g.mamba |= word == "mamba";
-              i = j == std::string::npos ? list.size() : j + 1;
-            }
-          }
-        }
-        assumptions.push_back(g.names().empty()
-                                  ? "CUDA graphs of some modules only: launched eagerly (the modules not stated)"
-                                  : "CUDA graphs of " + g.names() + ": no eager host cost or gap there, the rest eager");
-      }
-    } else {
-      assumptions.push_back("CUDA graphs: no eager launch costs");
+    const FrameworkProfile& f = find_framework_profile(framework);
+    apply_framework(f, tr);
+    if (f.host_factor != 1.0) {
+      assumptions.push_back(fmt::format("{}: host work per operator {:.3g}x eager PyTorch's ({})", f.title,
+                                        f.host_factor, f.measured_on));
     }
   }
   {
@@ -683,6 +635,9 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       tr.overlap.ep_comm = false;
       assumptions.push_back("EP overlap stated but not modelled (needs EP > 1 and, with PP > 1, interleaving)");
     }
+  }
+  if (!overlay.sets("training.framework") && tr.cuda_graph_modules.bits() != 0) {
+    assumptions.push_back("CUDA graphs of " + tr.cuda_graph_modules.names() + ": no eager host cost or gap there");
   }
   if (tr.moe_router_padding && is_quantized(tr.precision) && sc.model.is_moe()) {
     assumptions.push_back("expert rows aligned for the quantised GEMMs by the router or dispatch (no Fp8Padding copies)");

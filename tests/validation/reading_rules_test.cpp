@@ -67,6 +67,31 @@ TEST(ReadingRules, NegationConditionsAndModelKind) {
   EXPECT_EQ(old.attention, AttentionKernel::unfused);
 }
 
+TEST(ReadingRules, CudaGraphsWholeStepOrSomeModules) {
+  // The whole step captured: the cuda-graphs framework (no eager launch costs).
+  const RowOverlay whole = read_row({{"notes", "CUDA graphs, full iteration; cuda_graph_scope attn"}}, false);
+  EXPECT_TRUE(whole.sets("training.framework"));
+  EXPECT_TRUE(read_row({{"notes", "CUDA graphs on"}}, false).sets("training.framework"));
+  // Some modules: the rest eager (no framework stated), the named modules captured.
+  const RowOverlay some = read_row({{"notes", "CUDA graphs of attn, moe_router (TE); partial capture"}}, true);
+  EXPECT_FALSE(some.sets("training.framework"));
+  EXPECT_TRUE(some.sets("training.cuda_graph_modules.attn"));
+  EXPECT_TRUE(some.sets("training.cuda_graph_modules.moe_router"));
+  EXPECT_FALSE(some.sets("training.cuda_graph_modules.mlp"));
+  TrainingConfig t;
+  ParallelPlan p;
+  apply_overlay(some, "rules.yaml", p, t);
+  EXPECT_TRUE(t.cuda_graph_modules.attn);
+  EXPECT_TRUE(t.cuda_graph_modules.moe_router);
+  EXPECT_FALSE(t.cuda_graph_modules.mlp);
+  // Stated off: nothing.
+  for (const char* off : {"no CUDA graphs", "cuda_graph_impl=none", "CUDA graphs: none"}) {
+    const RowOverlay o = read_row({{"notes", off}}, false);
+    EXPECT_FALSE(o.sets("training.framework")) << off;
+    EXPECT_FALSE(o.sets("training.cuda_graph_modules")) << off;
+  }
+}
+
 std::string rules_file(const std::string& body) {
   const auto path = testing::temp_file("reading_rules", ".yaml");
   std::ofstream(path, std::ios::binary) << "rules:\n" << body;
