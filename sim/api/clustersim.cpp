@@ -10,6 +10,7 @@
 #include "sim/input/csv_table.hpp"
 #include "sim/report/json_result.hpp"
 #include "sim/core/data_dir.hpp"
+#include "sim/workload/framework_profile.hpp"
 #include "sim/scenario/band_basis.hpp"
 #include "sim/validation/residual_writer.hpp"
 #include "sim/search/fastest_plan.hpp"
@@ -39,13 +40,14 @@ std::string_view to_string(InputKind k) {
     case InputKind::profile: return "profile";
     case InputKind::sweep: return "sweep";
     case InputKind::schedule: return "schedule";
+    case InputKind::framework: return "framework";
   }
   return "?";
 }
 
 std::optional<InputKind> parse_input_kind(std::string_view s) {
   for (InputKind k : {InputKind::scenario, InputKind::topology, InputKind::profile, InputKind::sweep,
-                      InputKind::schedule}) {
+                      InputKind::schedule, InputKind::framework}) {
     if (to_string(k) == s) return k;
   }
   return std::nullopt;
@@ -58,6 +60,7 @@ const ParamSection& schema(InputKind kind) {
     case InputKind::profile: return profile_schema();
     case InputKind::sweep: return sweep_schema();
     case InputKind::schedule: return schedule_schema();
+    case InputKind::framework: return framework_profile_params().schema();
   }
   return scenario_schema();
 }

@@ -43,7 +43,7 @@ namespace cs::api {
 [[nodiscard]] std::string version();
 
 /// The kinds of input file clustersim reads, each with a declared schema.
-enum class InputKind { scenario, topology, profile, sweep, schedule };
+enum class InputKind { scenario, topology, profile, sweep, schedule, framework };
 /// "scenario", ...
 [[nodiscard]] std::string_view to_string(InputKind k);
 [[nodiscard]] std::optional<InputKind> parse_input_kind(std::string_view s);

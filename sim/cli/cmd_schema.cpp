@@ -18,7 +18,7 @@ void register_schema_command(CLI::App& app) {
   auto args = std::make_shared<SchemaArgs>();
   CLI::App* cmd = app.add_subcommand("schema", "Print the JSON Schema of an input file kind (for editors), or its "
                                                "key table, derived from the parameter declarations");
-  cmd->add_option("kind", args->kind, "scenario, topology, profile or sweep");
+  cmd->add_option("kind", args->kind, "scenario, topology, profile, sweep, schedule or framework");
   cmd->add_flag("--markdown", args->markdown, "Print the Markdown key table instead of JSON Schema");
   cmd->add_option("--update-docs", args->update, "Re-render the <!-- params: NAME --> tables of these files in place")
       ->type_name("FILE...");
@@ -43,7 +43,7 @@ void register_schema_command(CLI::App& app) {
       return;
     }
     const auto kind = api::parse_input_kind(args->kind);
-    if (!kind) throw InputError({}, "kind", "must be scenario, topology, profile or sweep, got \"" + args->kind + "\"");
+    if (!kind) throw InputError({}, "kind", "must be scenario, topology, profile, sweep, schedule or framework, got \"" + args->kind + "\"");
     if (args->markdown) {
       std::cout << api::schema_markdown(*kind);
     } else {

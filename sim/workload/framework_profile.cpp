@@ -25,6 +25,7 @@ ParamTable<FrameworkProfile> make_table(int depth) {
   base.key = "base";
   base.type = ParamType::text;
   base.help = "a framework profile this one builds on (its figures, then this file's): a shipped name or a path";
+  base.default_text = "none";
   // First: the base's figures, which the keys below then replace.
   p.custom(base, [depth](const InputNode& n, FrameworkProfile& f) {
     const std::string name = n.as<std::string>();
@@ -53,6 +54,7 @@ ParamTable<FrameworkProfile> make_table(int depth) {
     s.key = key;
     s.type = ParamType::time;
     s.help = help;
+    s.default_text = "the base's, else 0";
     s.min = 0.0;
     p.custom(s, [member](const InputNode& n, FrameworkProfile& f) {
       const Time t = n.as<Time>();

@@ -18,7 +18,7 @@ using cs::e2e::Outcome;
 using cs::e2e::run_cli;
 
 TEST(SchemaCli, PrintsAJsonSchemaForEveryInputKind) {
-  for (const char* kind : {"scenario", "topology", "profile", "sweep"}) {
+  for (const char* kind : {"scenario", "topology", "profile", "sweep", "schedule", "framework"}) {
     const Outcome o = run_cli(std::string("schema ") + kind, false);
     ASSERT_EQ(o.status, 0) << kind;
     const auto j = nlohmann::json::parse(o.output);
