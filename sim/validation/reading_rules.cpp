@@ -97,8 +97,8 @@ ReadingRules ReadingRules::load(const std::string& path) {
   r.file_ = path;
   std::set<std::string> names;
   for (const InputNode& n : root.at("rules").elements()) {
-    n.allow_only({"name", "says", "models", "where", "read", "stated", "contains", "all", "and_any", "unless",
-                  "number_after", "list_after", "list_into", "set"});
+    n.allow_only({"name", "says", "models", "phase", "where", "read", "stated", "contains", "all", "and_any",
+                  "unless", "number_after", "list_after", "list_into", "set"});
     ReadingRule rule;
     rule.name = n.get<std::string>("name");
     n.at("name").require(names.insert(rule.name).second, "rule \"" + rule.name + "\" is named twice");
@@ -106,6 +106,9 @@ ReadingRules ReadingRules::load(const std::string& path) {
     const std::string models = n.get_or<std::string>("models", "any");
     if (models != "any" && models != "moe") n.at("models").fail("must be any or moe, got \"" + models + "\"");
     rule.moe_only = models == "moe";
+    const std::string phase = n.get_or<std::string>("phase", "scenario");
+    if (phase != "scenario" && phase != "layout") n.at("phase").fail("must be scenario or layout, got \"" + phase + "\"");
+    rule.layout = phase == "layout";
     if (auto w = n.find("where")) {
       for (const std::string& column : w->keys()) {
         const std::string phrase = w->at(column).as<std::string>();
@@ -241,8 +244,20 @@ RowOverlay ReadingRules::read(const std::function<std::string(const std::string&
   return o;
 }
 
+std::optional<std::string> RowOverlay::stated(const std::string& dotted_key) const {
+  std::optional<std::string> value;
+  for (const AppliedRule& a : settings) {
+    if (!a.keys.contains(dotted_key)) continue;
+    YAML::Node n = YAML::Load(a.settings);
+    for (const std::string& part : split_dotted_key(dotted_key)) n = n[part];
+    if (n && n.IsScalar()) value = n.Scalar();
+  }
+  return value;
+}
+
 void apply_overlay(const RowOverlay& overlay, const std::string& file, ParallelPlan& plan, TrainingConfig& training) {
   for (const AppliedRule& a : overlay.settings) {
+    if (a.rule->layout) continue;
     read_settings(InputNode::parse(a.settings, file + " (rule " + a.rule->name + ")"), plan, training);
   }
 }

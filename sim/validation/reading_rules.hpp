@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct ReadingRule {
   std::string name;
   std::string says;                  ///< the assumption a match adds to the row's list; empty: none
   bool moe_only = false;             ///< applies to MoE models only
+  /// Read by the layout logic as the row's statement (RowOverlay::stated), not applied over the finished scenario:
+  /// facts the layout depends on (DualPipe needs an even pipeline; ASYM_PP an uneven split).
+  bool layout = false;
   std::vector<std::pair<std::string, std::string>> where;  ///< and only where each column holds its phrase
   std::vector<std::string> columns;  ///< the cells read (lower-cased, joined by spaces)
   std::vector<std::string> stated;   ///< any of these stated on (states_on)
@@ -56,6 +60,8 @@ struct RowOverlay {
   std::vector<std::string> says;
   /// Whether the row states `dotted_key` ("training.overlap.tp_comm", "measured.counts_recompute").
   [[nodiscard]] bool sets(const std::string& dotted_key) const;
+  /// The value text the row states for `dotted_key` (the last matching rule's), if any.
+  [[nodiscard]] std::optional<std::string> stated(const std::string& dotted_key) const;
 };
 
 class ReadingRules {
@@ -76,7 +82,8 @@ class ReadingRules {
   std::string file_;
 };
 
-/// Reads `overlay`'s settings over `plan` and `training` (parallelism.* and training.* keys), in order.
+/// Reads `overlay`'s settings over `plan` and `training` (parallelism.* and training.* keys), in order; the
+/// layout rules' settings are the layout logic's to read (RowOverlay::stated) and are skipped.
 void apply_overlay(const RowOverlay& overlay, const std::string& file, ParallelPlan& plan, TrainingConfig& training);
 
 }  // namespace cs

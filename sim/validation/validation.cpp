@@ -403,7 +403,6 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       }
     }
   }
-  const std::string notes_lc = lower(notes);  // what the rules below match against
   // What the row states in prose, as data/validation/reading_rules.yaml reads it: applied below, after the
   // framework's defaults, so that the row's own words win.
   const RowOverlay overlay = ReadingRules::shipped().read(
@@ -411,7 +410,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
   const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
   const std::string vpp = recipe_vp ? std::to_string(std::max(*recipe_vp, 1)) : cell("vpp_interleave");
-  const bool says_dualpipe = contains(lower(vpp + " " + notes + " " + fw), "dualpipe");
+  const bool says_dualpipe = overlay.stated("parallelism.schedule") == "dualpipe";
   if (says_dualpipe && p.pp > 1 && p.pp % 2 == 0) {
     // DeepSeek-V3's bidirectional pipeline, two model pieces per rank (arXiv 2412.19437 Sec. 3.2.1).
     p.schedule = PipelineSchedule::dualpipe;
@@ -429,10 +428,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       assumptions.push_back("interleaved, V = " + std::to_string(p.virtual_stages) + " (one layer per chunk)");
     }
   }
-  if (const int n = p.pp * p.virtual_stages; p.pp > 1 && (m.layers % n != 0 || contains(notes, "ASYM_PP"))) {
+  const bool says_asymmetric = overlay.stated("parallelism.embedding_in_split") == "true";
+  if (const int n = p.pp * p.virtual_stages; p.pp > 1 && (m.layers % n != 0 || says_asymmetric)) {
     // Megatron-Core's account_for_embedding/loss_in_pipeline_split (Llama 3.1 405B: 126 layers on PP 8 x VPP 8;
     // Llama 3's paper: one layer fewer on the first and last stage).
-    if ((m.layers + 2 + m.mtp_layers) % n == 0 || contains(notes, "ASYM_PP")) {
+    if ((m.layers + 2 + m.mtp_layers) % n == 0 || says_asymmetric) {
       p.embedding_in_split = p.loss_in_split = true;
       assumptions.push_back("embedding and loss counted as pipeline layers");
     } else {
@@ -607,11 +607,11 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     // batched isend/irecv followed by a device synchronise (overlap_p2p_comm, opt-in, from 2023-05-31); the
     // data-parallel gradient reduction and the distributed optimizer's parameter all-gather ran after the backward
     // pass and after the optimizer step (--overlap-grad-reduce from 2023-08-16, --overlap-param-gather from
-    // 2023-11-17, both opt-in). A row of another framework may state the same facts (reading_rules.yaml).
-    const std::string& ln = notes_lc;
+    // 2023-11-17, both opt-in). A row of another framework may state the same facts, and a row that names flash
+    // attention runs it (reading_rules.yaml).
     const bool legacy = contains(fw, "Megatron-LM") && !nemo && !contains(fw, "Megatron-Core") &&
                         (contains(fw, "2021") || contains(fw, "2022") || contains(fw, "2023"));
-    if (legacy && !contains(ln, "flash") && !overlay.sets("training.attention")) {
+    if (legacy && !overlay.sets("training.attention")) {
       assumptions.push_back("unfused attention (Megatron-LM's default then)");
       tr.attention = AttentionKernel::unfused;
     }

@@ -67,6 +67,28 @@ TEST(ReadingRules, NegationConditionsAndModelKind) {
   EXPECT_EQ(old.attention, AttentionKernel::unfused);
 }
 
+TEST(ReadingRules, LayoutFactsAreStatedNotApplied) {
+  // DualPipe from the virtual-pipeline column or the notes, ASYM_PP: the layout logic reads them (and checks
+  // them against the pipeline); applying the overlay leaves the plan's schedule alone.
+  const RowOverlay o = read_row({{"vpp_interleave", "DualPipe"}, {"notes", "ASYM_PP=1"}}, true);
+  EXPECT_EQ(o.stated("parallelism.schedule"), "dualpipe");
+  EXPECT_EQ(o.stated("parallelism.embedding_in_split"), "true");
+  ParallelPlan p;
+  TrainingConfig t;
+  apply_overlay(o, "rules.yaml", p, t);
+  EXPECT_EQ(p.schedule, ParallelPlan{}.schedule);
+  EXPECT_FALSE(p.embedding_in_split);
+  EXPECT_EQ(read_row({{"notes", "1F1B"}}, true).stated("parallelism.schedule"), std::nullopt);
+  // Flash attention named: kept, except under a 2021-22 framework, which ran attention unfused.
+  TrainingConfig flash;
+  apply_overlay(read_row({{"notes", "--use-flash-attn"}}, false), "rules.yaml", p, flash);
+  EXPECT_EQ(flash.attention, AttentionKernel::flash);
+  EXPECT_TRUE(read_row({{"notes", "--use-flash-attn"}}, false).sets("training.attention"));
+  TrainingConfig old;
+  apply_overlay(read_row({{"notes", "flash"}, {"framework", "Megatron-LM (2022)"}}, false), "rules.yaml", p, old);
+  EXPECT_EQ(old.attention, AttentionKernel::unfused);
+}
+
 TEST(ReadingRules, CudaGraphsWholeStepOrSomeModules) {
   // The whole step captured: the cuda-graphs framework (no eager launch costs).
   const RowOverlay whole = read_row({{"notes", "CUDA graphs, full iteration; cuda_graph_scope attn"}}, false);
