@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <stdexcept>
 
 #include "sim/core/data_dir.hpp"
 #include "sim/input/input_node.hpp"
@@ -92,9 +93,23 @@ bool RowOverlay::sets(const std::string& dotted_key) const {
 
 ReadingRules ReadingRules::load(const std::string& path) {
   const InputNode root = InputNode::load_file(path);
-  root.allow_only({"rules"});
+  root.allow_only({"rules", "recipe_aspects"});
   ReadingRules r;
   r.file_ = path;
+  // The aspects a release recipe speaks for (validation.cpp's recipe_words asks of each).
+  const InputNode aspects = root.at("recipe_aspects");
+  aspects.allow_only({"a2a_overlap", "dispatcher", "cuda_graphs"});
+  for (const char* a : {"a2a_overlap", "dispatcher", "cuda_graphs"}) {
+    std::vector<std::string> words;
+    for (const InputNode& e : aspects.at(a).elements()) {
+      const std::string w = e.as<std::string>();
+      e.require(!w.empty() && w == lowered(w), "a phrase must be non-empty and lower-case");
+      words.push_back(w);
+    }
+    aspects.at(a).require(!words.empty(), "needs at least one phrase");
+    r.recipe_aspects_[a] = std::move(words);
+  }
+  aspects.finish();
   std::set<std::string> names;
   for (const InputNode& n : root.at("rules").elements()) {
     n.allow_only({"name", "says", "models", "phase", "where", "read", "stated", "contains", "all", "and_any",
@@ -171,6 +186,13 @@ ReadingRules ReadingRules::load(const std::string& path) {
 const ReadingRules& ReadingRules::shipped() {
   static const ReadingRules r = load(data_path("data/validation/reading_rules.yaml"));
   return r;
+}
+
+bool ReadingRules::speaks_of(const std::string& aspect, const std::string& notes) const {
+  const auto it = recipe_aspects_.find(aspect);
+  if (it == recipe_aspects_.end()) throw std::invalid_argument("no recipe aspect \"" + aspect + "\"");
+  const std::string text = lowered(notes);
+  return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& p) { return has(text, p); });
 }
 
 RowOverlay ReadingRules::read(const std::function<std::string(const std::string&)>& cell, bool moe) const {

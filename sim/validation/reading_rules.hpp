@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -72,6 +73,10 @@ class ReadingRules {
   /// data/validation/reading_rules.yaml, read once.
   [[nodiscard]] static const ReadingRules& shipped();
 
+  /// Whether lower-cased `notes` speak of a release recipe's `aspect` ("a2a_overlap", "dispatcher",
+  /// "cuda_graphs"), so that the recipe does not speak for the row there (recipe_aspects in the file).
+  [[nodiscard]] bool speaks_of(const std::string& aspect, const std::string& notes) const;
+
   /// The overlay of the row whose cells `cell(column)` returns.
   [[nodiscard]] RowOverlay read(const std::function<std::string(const std::string&)>& cell, bool moe) const;
   [[nodiscard]] const std::vector<ReadingRule>& rules() const noexcept { return rules_; }
@@ -79,6 +84,7 @@ class ReadingRules {
 
  private:
   std::vector<ReadingRule> rules_;
+  std::map<std::string, std::vector<std::string>> recipe_aspects_;
   std::string file_;
 };
 

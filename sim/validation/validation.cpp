@@ -49,26 +49,21 @@ std::optional<double> number(const std::string& s) {
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
 
-/// What a Megatron-Bridge row's release recipe adds to its notes: the recipe's settings, in the words the rules
-/// below read, for each aspect the notes say nothing of (a row's own words always win); `applied` lists them.
-std::string recipe_words(const Recipe& r, const std::string& notes_lc, std::vector<std::string>& applied) {
-  const auto mentions = [&](std::initializer_list<const char*> words) {
-    for (const char* w : words) {
-      if (notes_lc.find(w) != std::string::npos) return true;
-    }
-    return false;
-  };
+/// What a Megatron-Bridge row's release recipe adds to its notes: the recipe's settings, in the words the reading
+/// rules read, for each aspect the notes do not speak of (reading_rules.yaml's recipe_aspects: a row's own words
+/// always win); `applied` lists them.
+std::string recipe_words(const Recipe& r, const std::string& notes, std::vector<std::string>& applied) {
+  const auto mentions = [&](const char* aspect) { return ReadingRules::shipped().speaks_of(aspect, notes); };
   std::string out;
-  if (r.a2a_overlap && !mentions({"a2a", "all-to-all overlap", "ep overlap", "ep comm overlap", "1f1b"})) {
+  if (r.a2a_overlap && !mentions("a2a_overlap")) {
     out += " moe_a2a_overlap on.";
     applied.push_back("merged forward-backward schedule (moe_a2a_overlap)");
   }
-  if ((r.dispatcher == "deepep" || r.dispatcher == "hybridep") &&
-      !mentions({"deepep", "hybridep", "flex", "dispatcher"})) {
+  if ((r.dispatcher == "deepep" || r.dispatcher == "hybridep") && !mentions("dispatcher")) {
     out += " " + r.dispatcher + " dispatcher.";
     applied.push_back(r.dispatcher + " dispatcher");
   }
-  if (!mentions({"cuda graph", "cuda_graph"})) {
+  if (!mentions("cuda_graphs")) {
     if (r.graph_impl == "transformer_engine" && !r.graph_scope.empty()) {
       std::string scope = r.graph_scope;
       for (char& ch : scope) ch = ch == ' ' ? ',' : ch;
@@ -391,7 +386,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
         recipe_micro_batch = c.micro_batch;
         applied.push_back("layout " + c.str() + " (the row states " + stated.str() + ", which no config of the release sets)");
       }
-      notes += recipe_words(*recipe, lower(notes), applied);
+      notes += recipe_words(*recipe, notes, applied);
       if (recipe->recompute_modules.size() > 0 && cell("act_recompute").empty()) {
         applied.push_back("recompute modules " + recipe->recompute_modules);
       }
@@ -637,7 +632,8 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     }
   }
   if (!overlay.sets("training.framework") && tr.cuda_graph_modules.bits() != 0) {
-    assumptions.push_back("CUDA graphs of " + tr.cuda_graph_modules.names() + ": no eager host cost or gap there");
+    assumptions.push_back("CUDA graphs of " + tr.cuda_graph_modules.names() +
+                          ": no eager host cost or gap there, the rest eager");
   }
   if (tr.moe_router_padding && is_quantized(tr.precision) && sc.model.is_moe()) {
     assumptions.push_back("expert rows aligned for the quantised GEMMs by the router or dispatch (no Fp8Padding copies)");

@@ -89,6 +89,15 @@ TEST(ReadingRules, LayoutFactsAreStatedNotApplied) {
   EXPECT_EQ(old.attention, AttentionKernel::unfused);
 }
 
+TEST(ReadingRules, ARowSpeaksForItselfWhereItMentionsARecipesAspect) {
+  const ReadingRules& r = ReadingRules::shipped();
+  EXPECT_TRUE(r.speaks_of("a2a_overlap", "moe_a2a_overlap=False"));
+  EXPECT_TRUE(r.speaks_of("dispatcher", "HybridEP"));
+  EXPECT_TRUE(r.speaks_of("cuda_graphs", "no CUDA graphs"));
+  EXPECT_FALSE(r.speaks_of("cuda_graphs", "TP comm overlap on"));
+  EXPECT_THROW((void)r.speaks_of("recompute", "x"), std::invalid_argument);
+}
+
 TEST(ReadingRules, CudaGraphsWholeStepOrSomeModules) {
   // The whole step captured: the cuda-graphs framework (no eager launch costs).
   const RowOverlay whole = read_row({{"notes", "CUDA graphs, full iteration; cuda_graph_scope attn"}}, false);
@@ -116,7 +125,9 @@ TEST(ReadingRules, CudaGraphsWholeStepOrSomeModules) {
 
 std::string rules_file(const std::string& body) {
   const auto path = testing::temp_file("reading_rules", ".yaml");
-  std::ofstream(path, std::ios::binary) << "rules:\n" << body;
+  std::ofstream(path, std::ios::binary) << "recipe_aspects: {a2a_overlap: [a2a], dispatcher: [deepep], cuda_graphs: [cuda graph]}\n"
+                                           "rules:\n"
+                                        << body;
   return path.string();
 }
 
@@ -144,7 +155,7 @@ TEST(ReadingRules, BadRuleFilesAreRejectedAtTheirLines) {
   expect("  - name: a\n    set: {training: {moe_dispatcher: flex}}\n", "looks for nothing");
   expect("  - name: a\n    number_after: \"etp=\"\n    set: {parallelism: {expert_tp: 2}}\n",
          "$number appears in set exactly when number_after is given");
-  expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", ":4:5:");
+  expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", ":5:5:");
   expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", "colour: unknown key");
 }
 
