@@ -91,92 +91,127 @@ bool RowOverlay::sets(const std::string& dotted_key) const {
   });
 }
 
+namespace {
+
+/// One rule of the file, checked: its settings are read once over defaults (with 1 for a number), so a bad key or
+/// value is reported at the file's line before any row is read.
+ReadingRule read_rule(const InputNode& n, const std::string& path) {
+  n.allow_only({"name", "says", "models", "phase", "where", "read", "stated", "contains", "all", "and_any",
+                "unless", "number_after", "list_after", "list_into", "set"});
+  ReadingRule rule;
+  rule.name = n.get<std::string>("name");
+  rule.says = n.get_or<std::string>("says", "");
+  const std::string models = n.get_or<std::string>("models", "any");
+  if (models != "any" && models != "moe") n.at("models").fail("must be any or moe, got \"" + models + "\"");
+  rule.moe_only = models == "moe";
+  const std::string phase = n.get_or<std::string>("phase", "scenario");
+  if (phase != "scenario" && phase != "layout") n.at("phase").fail("must be scenario or layout, got \"" + phase + "\"");
+  rule.layout = phase == "layout";
+  if (auto w = n.find("where")) {
+    for (const std::string& column : w->keys()) {
+      const std::string phrase = w->at(column).as<std::string>();
+      w->at(column).require(!phrase.empty() && phrase == lowered(phrase), "a phrase must be non-empty and lower-case");
+      rule.where.emplace_back(column, phrase);
+    }
+  }
+  rule.columns = n.has("read") ? std::vector<std::string>{} : std::vector<std::string>{"notes"};
+  if (auto c = n.find("read")) {
+    for (const InputNode& e : c->elements()) rule.columns.push_back(e.as<std::string>());
+  }
+  rule.stated = phrases(n, "stated");
+  rule.contains = phrases(n, "contains");
+  rule.all = phrases(n, "all");
+  rule.and_any = phrases(n, "and_any");
+  rule.unless = phrases(n, "unless");
+  rule.list_after = phrases(n, "list_after");
+  n.require(!rule.stated.empty() || !rule.contains.empty() || !rule.all.empty() || n.has("number_after") ||
+                !rule.list_after.empty(),
+            "rule \"" + rule.name + "\" looks for nothing (stated, contains, all, number_after or list_after)");
+  rule.number_after = lowered(n.get_or<std::string>("number_after", ""));
+  if (!rule.list_after.empty()) {
+    n.require(!n.has("set"), "a list rule states the keys its list names (list_into); it takes no set");
+    const InputNode into = n.at("list_into");
+    rule.list_into = into.as<std::string>();
+    const std::string prefix = "training.";
+    const ParamSection* section = rule.list_into.starts_with(prefix)
+                                      ? training_params().schema().find_section(rule.list_into.substr(prefix.size()))
+                                      : nullptr;
+    into.require(section != nullptr, "must name a section of training keys (training.cuda_graph_modules)");
+    for (const ParamSpec& p : section->params) {
+      into.require(p.type == ParamType::boolean, "every key of " + rule.list_into + " must be a boolean");
+      rule.list_words.insert(p.key);
+    }
+  } else {
+    const InputNode set = n.at("set");
+    set.require(set.is_map(), "must be a mapping of scenario keys (parallelism: ..., training: ...)");
+    collect_keys(set, "", rule.keys);
+    rule.settings = set.yaml_text();
+    set.require(has(rule.settings, "$number") == !rule.number_after.empty(),
+                "$number appears in set exactly when number_after is given");
+    ParallelPlan plan;
+    TrainingConfig training;
+    if (rule.number_after.empty()) {
+      read_settings(set, plan, training);
+    } else {
+      read_settings(InputNode::parse(fill(rule.settings, "1"), path + " (rule " + rule.name + ")"), plan, training);
+    }
+  }
+  n.finish();
+  return rule;
+}
+
+/// The phrases that mean a row speaks of each aspect a release recipe sets (validation.cpp's recipe_words).
+std::map<std::string, std::vector<std::string>> read_recipe_aspects(const InputNode& aspects) {
+  std::map<std::string, std::vector<std::string>> out;
+  aspects.allow_only({"a2a_overlap", "dispatcher", "cuda_graphs"});
+  for (const char* a : {"a2a_overlap", "dispatcher", "cuda_graphs"}) {
+    std::vector<std::string> words = phrases(aspects, a);
+    aspects.at(a).require(!words.empty(), "needs at least one phrase");
+    out[a] = std::move(words);
+  }
+  aspects.finish();
+  return out;
+}
+
+/// A list rule's settings: a boolean key of its section for each identifier the row lists after a lead phrase
+/// (up to the next "(", ")", ";" or "."); nothing when the row lists none.
+std::optional<AppliedRule> list_settings(const ReadingRule& rule, const std::string& text) {
+  std::set<std::string> words;
+  for (const std::string& lead : rule.list_after) {
+    for (std::size_t at = text.find(lead); at != std::string::npos; at = text.find(lead, at + 1)) {
+      const std::size_t from = at + lead.size();
+      const std::string list = text.substr(from, text.find_first_of("();.", from) - from);
+      std::size_t i = 0;
+      while (i < list.size()) {
+        const std::size_t j = list.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", i);
+        const std::string word = list.substr(i, j == std::string::npos ? std::string::npos : j - i);
+        if (rule.list_words.contains(word)) words.insert(word);
+        i = j == std::string::npos ? list.size() : j + 1;
+      }
+    }
+  }
+  if (words.empty()) return std::nullopt;
+  const std::string section = rule.list_into.substr(rule.list_into.find('.') + 1);
+  AppliedRule a{&rule, "training:\n  " + section + ":\n", {}};
+  for (const std::string& w : words) {
+    a.settings += "    " + w + ": true\n";
+    a.keys.insert(rule.list_into + "." + w);
+  }
+  return a;
+}
+
+}  // namespace
+
 ReadingRules ReadingRules::load(const std::string& path) {
   const InputNode root = InputNode::load_file(path);
   root.allow_only({"rules", "recipe_aspects"});
   ReadingRules r;
   r.file_ = path;
-  // The aspects a release recipe speaks for (validation.cpp's recipe_words asks of each).
-  const InputNode aspects = root.at("recipe_aspects");
-  aspects.allow_only({"a2a_overlap", "dispatcher", "cuda_graphs"});
-  for (const char* a : {"a2a_overlap", "dispatcher", "cuda_graphs"}) {
-    std::vector<std::string> words;
-    for (const InputNode& e : aspects.at(a).elements()) {
-      const std::string w = e.as<std::string>();
-      e.require(!w.empty() && w == lowered(w), "a phrase must be non-empty and lower-case");
-      words.push_back(w);
-    }
-    aspects.at(a).require(!words.empty(), "needs at least one phrase");
-    r.recipe_aspects_[a] = std::move(words);
-  }
-  aspects.finish();
+  r.recipe_aspects_ = read_recipe_aspects(root.at("recipe_aspects"));
   std::set<std::string> names;
   for (const InputNode& n : root.at("rules").elements()) {
-    n.allow_only({"name", "says", "models", "phase", "where", "read", "stated", "contains", "all", "and_any",
-                  "unless", "number_after", "list_after", "list_into", "set"});
-    ReadingRule rule;
-    rule.name = n.get<std::string>("name");
+    ReadingRule rule = read_rule(n, path);
     n.at("name").require(names.insert(rule.name).second, "rule \"" + rule.name + "\" is named twice");
-    rule.says = n.get_or<std::string>("says", "");
-    const std::string models = n.get_or<std::string>("models", "any");
-    if (models != "any" && models != "moe") n.at("models").fail("must be any or moe, got \"" + models + "\"");
-    rule.moe_only = models == "moe";
-    const std::string phase = n.get_or<std::string>("phase", "scenario");
-    if (phase != "scenario" && phase != "layout") n.at("phase").fail("must be scenario or layout, got \"" + phase + "\"");
-    rule.layout = phase == "layout";
-    if (auto w = n.find("where")) {
-      for (const std::string& column : w->keys()) {
-        const std::string phrase = w->at(column).as<std::string>();
-        w->at(column).require(!phrase.empty() && phrase == lowered(phrase), "a phrase must be non-empty and lower-case");
-        rule.where.emplace_back(column, phrase);
-      }
-    }
-    rule.columns = n.has("read") ? std::vector<std::string>{} : std::vector<std::string>{"notes"};
-    if (auto c = n.find("read")) {
-      for (const InputNode& e : c->elements()) rule.columns.push_back(e.as<std::string>());
-    }
-    rule.stated = phrases(n, "stated");
-    rule.contains = phrases(n, "contains");
-    rule.all = phrases(n, "all");
-    rule.and_any = phrases(n, "and_any");
-    rule.unless = phrases(n, "unless");
-    rule.list_after = phrases(n, "list_after");
-    n.require(!rule.stated.empty() || !rule.contains.empty() || !rule.all.empty() || n.has("number_after") ||
-                  !rule.list_after.empty(),
-              "rule \"" + rule.name + "\" looks for nothing (stated, contains, all, number_after or list_after)");
-    rule.number_after = lowered(n.get_or<std::string>("number_after", ""));
-    if (!rule.list_after.empty()) {
-      const InputNode into = n.at("list_into");
-      rule.list_into = into.as<std::string>();
-      const std::string prefix = "training.";
-      const ParamSection* section = rule.list_into.starts_with(prefix)
-                                        ? training_params().schema().find_section(rule.list_into.substr(prefix.size()))
-                                        : nullptr;
-      into.require(section != nullptr, "must name a section of training keys (training.cuda_graph_modules)");
-      for (const ParamSpec& p : section->params) {
-        into.require(p.type == ParamType::boolean, "every key of " + rule.list_into + " must be a boolean");
-        rule.list_words.insert(p.key);
-      }
-    }
-    if (rule.list_after.empty()) {
-      const InputNode set = n.at("set");
-      set.require(set.is_map(), "must be a mapping of scenario keys (parallelism: ..., training: ...)");
-      collect_keys(set, "", rule.keys);
-      rule.settings = set.yaml_text();
-      set.require(has(rule.settings, "$number") == !rule.number_after.empty(),
-                  "$number appears in set exactly when number_after is given");
-      // Checked now, at the file's lines: the settings read over defaults (with 1 for a number).
-      ParallelPlan plan;
-      TrainingConfig training;
-      if (rule.number_after.empty()) {
-        read_settings(set, plan, training);
-      } else {
-        read_settings(InputNode::parse(fill(rule.settings, "1"), path + " (rule " + rule.name + ")"), plan, training);
-      }
-    } else {
-      n.require(!n.has("set"), "a list rule states the keys its list names (list_into); it takes no set");
-    }
-    n.finish();
     r.rules_.push_back(std::move(rule));
   }
   root.finish();
@@ -195,6 +230,35 @@ bool ReadingRules::speaks_of(const std::string& aspect, const std::string& notes
   return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& p) { return has(text, p); });
 }
 
+namespace {
+
+bool has_any(const std::string& text, const std::vector<std::string>& phrases) {
+  return std::any_of(phrases.begin(), phrases.end(), [&](const std::string& p) { return has(text, p); });
+}
+
+/// The number right after `phrase` in `text` ("etp=2" -> "2"), if any.
+std::optional<std::string> number_after(const std::string& text, const std::string& phrase) {
+  const std::size_t at = text.find(phrase);
+  if (at == std::string::npos) return std::nullopt;
+  const std::size_t from = at + phrase.size();
+  std::size_t to = from;
+  while (to < text.size() && (std::isdigit(static_cast<unsigned char>(text[to])) || text[to] == '.')) ++to;
+  if (to == from) return std::nullopt;
+  return text.substr(from, to - from);
+}
+
+/// Whether `text` holds what a phrase rule looks for: a phrase of `stated` stated on, one of `contains`, or every
+/// one of `all`.
+bool phrases_match(const ReadingRule& rule, const std::string& text) {
+  const bool stated = std::any_of(rule.stated.begin(), rule.stated.end(),
+                                  [&](const std::string& p) { return states_on(text, p); });
+  const bool every = !rule.all.empty() && std::all_of(rule.all.begin(), rule.all.end(),
+                                                      [&](const std::string& p) { return has(text, p); });
+  return stated || every || has_any(text, rule.contains);
+}
+
+}  // namespace
+
 RowOverlay ReadingRules::read(const std::function<std::string(const std::string&)>& cell, bool moe) const {
   RowOverlay o;
   for (const ReadingRule& rule : rules_) {
@@ -205,60 +269,20 @@ RowOverlay ReadingRules::read(const std::function<std::string(const std::string&
     }
     std::string text;
     for (const std::string& c : rule.columns) text += lowered(cell(c)) + " ";
-    const auto any_has = [&](const std::vector<std::string>& ps) {
-      return std::any_of(ps.begin(), ps.end(), [&](const std::string& p) { return has(text, p); });
-    };
-    if (any_has(rule.unless)) continue;
-    if (!rule.and_any.empty() && !any_has(rule.and_any)) continue;
-    AppliedRule applied{&rule, rule.settings, rule.keys};
+    if (has_any(text, rule.unless)) continue;
+    if (!rule.and_any.empty() && !has_any(text, rule.and_any)) continue;
+    std::optional<AppliedRule> applied;
     if (!rule.list_after.empty()) {
-      // The identifiers after each lead phrase, up to the list's end.
-      std::set<std::string> words;
-      for (const std::string& lead : rule.list_after) {
-        for (std::size_t at = text.find(lead); at != std::string::npos; at = text.find(lead, at + 1)) {
-          const std::size_t from = at + lead.size();
-          const std::string list = text.substr(from, text.find_first_of("();.", from) - from);
-          std::size_t i = 0;
-          while (i < list.size()) {
-            const std::size_t j = list.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", i);
-            const std::string word = list.substr(i, j == std::string::npos ? std::string::npos : j - i);
-            if (rule.list_words.contains(word)) words.insert(word);
-            i = j == std::string::npos ? list.size() : j + 1;
-          }
-        }
+      applied = list_settings(rule, text);
+    } else if (!rule.number_after.empty()) {
+      if (const auto n = number_after(text, rule.number_after)) {
+        applied = AppliedRule{&rule, fill(rule.settings, *n), rule.keys};
       }
-      if (words.empty()) continue;
-      const std::string section = rule.list_into.substr(rule.list_into.find('.') + 1);
-      applied.settings = "training:\n  " + section + ":\n";
-      applied.keys.clear();
-      for (const std::string& w : words) {
-        applied.settings += "    " + w + ": true\n";
-        applied.keys.insert(rule.list_into + "." + w);
-      }
-      o.settings.push_back(std::move(applied));
-      if (!rule.says.empty() && std::find(o.says.begin(), o.says.end(), rule.says) == o.says.end()) {
-        o.says.push_back(rule.says);
-      }
-      continue;
+    } else if (phrases_match(rule, text)) {
+      applied = AppliedRule{&rule, rule.settings, rule.keys};
     }
-    std::string number;
-    if (!rule.number_after.empty()) {
-      const std::size_t at = text.find(rule.number_after);
-      if (at == std::string::npos) continue;
-      const std::size_t from = at + rule.number_after.size();
-      std::size_t to = from;
-      while (to < text.size() && (std::isdigit(static_cast<unsigned char>(text[to])) || text[to] == '.')) ++to;
-      if (to == from) continue;
-      number = text.substr(from, to - from);
-    } else {
-      const bool stated = std::any_of(rule.stated.begin(), rule.stated.end(),
-                                      [&](const std::string& p) { return states_on(text, p); });
-      const bool every = !rule.all.empty() && std::all_of(rule.all.begin(), rule.all.end(),
-                                                          [&](const std::string& p) { return has(text, p); });
-      if (!stated && !any_has(rule.contains) && !every) continue;
-    }
-    if (!number.empty()) applied.settings = fill(rule.settings, number);
-    o.settings.push_back(std::move(applied));
+    if (!applied) continue;
+    o.settings.push_back(std::move(*applied));
     if (!rule.says.empty() && std::find(o.says.begin(), o.says.end(), rule.says) == o.says.end()) {
       o.says.push_back(rule.says);
     }
