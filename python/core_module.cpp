@@ -61,7 +61,7 @@ std::string plan_json(const std::string& path, const std::optional<std::string>&
   opt.sample = sample;
   opt.threads = jobs;
   const cs::api::PlanRanking r = cs::api::search_plans(yaml, path, opt);
-  nlohmann::ordered_json j = cs::api::ranking_json(r, cs::api::load_searchable(yaml, path).name);
+  nlohmann::ordered_json j = cs::api::ranking_json(r, r.scenario_name);
   j["ranking"] = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < r.plans.size(); ++i) {
     const cs::api::RankedPlan& p = r.plans[i];

@@ -158,12 +158,17 @@ PlanRanking search_plans(const std::string& yaml_text, const std::string& name, 
   opt.cancel = options.cancel;
   opt.progress = options.progress;
   SearchResult r;
+  PlanRanking out;
   try {
-    r = cs::search_plans(load_searchable_scenario(yaml_text, name), yaml_text, name, opt);
+    SearchableScenario searched = load_searchable_scenario(yaml_text, name);
+    out.scenario_name = searched.scenario.name;
+    out.model_name = searched.scenario.model.name;
+    out.profile = searched.scenario.profile.provenance.profile;
+    out.gpus = searched.scenario.gpus;
+    r = cs::search_plans(searched, yaml_text, name, opt);
   } catch (const SearchCancelled&) {
     throw Cancelled{};
   }
-  PlanRanking out;
   out.layouts = r.counts.layouts;
   out.enumerated = r.counts.enumerated;
   out.out_of_memory = r.counts.out_of_memory;
@@ -193,10 +198,6 @@ PlanRanking search_plans(const std::string& yaml_text, const std::string& name, 
   }
   for (const ReplayedPlan& p : r.sampled) out.sampled.push_back(ranked(p));
   return out;
-}
-
-Scenario load_searchable(const std::string& yaml_text, const std::string& name) {
-  return load_searchable_scenario(yaml_text, name).scenario;
 }
 
 nlohmann::ordered_json ranking_json(const PlanRanking& r, const std::string& scenario_name) {

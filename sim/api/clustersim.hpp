@@ -163,6 +163,9 @@ struct PlanRanking {
   std::string no_plan_reason;          ///< why `plans` is empty; empty otherwise
   /// Why the best plan runs a zero-bubble schedule or does not (SearchResult::zero_bubble_note); empty without plans.
   std::string zero_bubble_note;
+  /// What was searched: the scenario's and its model's names, its GPUs and device profile.
+  std::string scenario_name, model_name, profile;
+  int gpus = 0;
 };
 
 /// Searches the training plan of the scenario in `yaml_text` (`name` stands in for its file name in messages;
@@ -172,10 +175,6 @@ struct PlanRanking {
 /// not load, Cancelled when cancelled.
 [[nodiscard]] PlanRanking search_plans(const std::string& yaml_text, const std::string& name,
                                        const SearchOptions& options = {});
-
-/// The scenario of a plan search's `yaml_text` (accepting `parallelism: search`), with the scenario's own
-/// batch sizes: what the search ranks plans for.
-[[nodiscard]] Scenario load_searchable(const std::string& yaml_text, const std::string& name);
 
 /// The ranking as `clustersim plan --json` writes it (counts, timings, every replayed plan with its settings).
 [[nodiscard]] nlohmann::ordered_json ranking_json(const PlanRanking& ranking, const std::string& scenario_name);

@@ -127,9 +127,8 @@ void register_plan_command(CLI::App& app) {
     opt.sample = a->sample;
     opt.threads = a->jobs;
     const api::PlanRanking r = api::search_plans(text, a->scenario, opt);
-    const Scenario sc = api::load_searchable(text, a->scenario);
     std::ostream& out = a->json == "-" ? std::cerr : std::cout;
-    out << fmt::format("plan search: {} on {} GPUs ({})\n", sc.model.name, sc.gpus, sc.profile.provenance.profile);
+    out << fmt::format("plan search: {} on {} GPUs ({})\n", r.model_name, r.gpus, r.profile);
     out << fmt::format("  layouts {}, plans that divide evenly {}, out of memory {}, screened {} in {:.2f} s "
                        "({:.0f} plans/s)\n",
                        r.layouts, r.enumerated, r.out_of_memory, r.screened, r.screen_s,
@@ -157,7 +156,7 @@ void register_plan_command(CLI::App& app) {
                        "Spearman rho {:.3f}, Kendall tau {:.3f}\n",
                        r.sampled.size(), r.plans.size(), r.sampled.size() - r.plans.size(), r.spearman, r.kendall);
     if (!a->json.empty()) {
-      const std::string s = api::ranking_json(r, sc.name).dump(2) + "\n";
+      const std::string s = api::ranking_json(r, r.scenario_name).dump(2) + "\n";
       if (a->json == "-") std::cout << s;
       else write_file_atomically(a->json, s);
     }
