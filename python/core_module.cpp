@@ -53,7 +53,8 @@ std::string plan_json(const std::string& path, const std::optional<std::string>&
     // An inference service: the serving plan search's ranking, as `clustersim plan --json` writes it.
     cs::api::ServingPlanOptions opt;
     opt.threads = jobs;
-    return cs::api::serving_plan_json(cs::api::plan_serving(src, opt), cs::api::load(src).name).dump();
+    const cs::api::ServingPlan plan = cs::api::plan_serving(src, opt);
+    return cs::api::serving_plan_json(plan, plan.scenario_name).dump();
   }
   const std::string yaml = cs::api::scenario_text(src);
   cs::api::SearchOptions opt;

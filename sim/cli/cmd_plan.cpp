@@ -29,12 +29,11 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
   api::ServingPlanOptions opt;
   opt.threads = a.jobs;
   if (a.probe_seconds > 0) opt.probe_duration = Time::from_seconds(a.probe_seconds);
-  const Scenario sc = api::load(source);
   const api::ServingPlan r = api::plan_serving(source, opt);
   std::ostream& out = a.json == "-" ? std::cerr : std::cout;
   out << fmt::format("serving plan: {} on at most {} {} GPUs at {:.3g} requests/s; SLO: TTFT {:.0f} ms and TPOT "
                      "{:.0f} ms for {:.1f}% of requests\n",
-                     sc.model.name, r.max_gpus, sc.profile.gpu.name, r.rate, r.slo.ttft.seconds() * 1e3,
+                     r.model_name, r.max_gpus, r.gpu_name, r.rate, r.slo.ttft.seconds() * 1e3,
                      r.slo.tpot.seconds() * 1e3, 100 * r.slo.attainment);
   out << fmt::format("  {} deployments, {} replica probes ({}) in {:.1f} s\n\n", r.deployments.size(), r.probes,
                      opt.probe_duration ? fmt::format("{:.0f} s of arrivals each", a.probe_seconds)
@@ -74,7 +73,7 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
     }
   }
   if (!a.json.empty()) {
-    const std::string s = api::serving_plan_json(r, sc.name).dump(2) + "\n";
+    const std::string s = api::serving_plan_json(r, r.scenario_name).dump(2) + "\n";
     if (a.json == "-") std::cout << s;
     else write_file_atomically(a.json, s);
   }

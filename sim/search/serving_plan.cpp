@@ -286,6 +286,9 @@ ServingPlan plan_serving(const Scenario& sc, const ServingPlanOptions& options) 
   }
 
   ServingPlan plan;
+  plan.scenario_name = sc.name;
+  plan.model_name = sc.model.name;
+  plan.gpu_name = sc.profile.gpu.name;
   plan.rate = base.load.rate;
   plan.max_gpus = ctx.max_gpus;
   plan.slo = base.slo;

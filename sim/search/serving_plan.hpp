@@ -68,6 +68,7 @@ struct ServingPlan {
   double rate = 0;                            ///< requests per second over the whole service
   int max_gpus = 0;                           ///< the cluster's GPUs (the scenario's deployment's)
   ServiceLevel slo;
+  std::string scenario_name, model_name, gpu_name;  ///< what was searched
   int probes = 0;      ///< replica probes simulated in all
   double seconds = 0;  ///< wall time of the search
   [[nodiscard]] bool found() const { return !deployments.empty() && deployments.front().meets_slo; }
