@@ -6,8 +6,12 @@
 //   pai     Alibaba PAI (Weng et al., NSDI '22; pai_task_table.csv): one job per task row: start_time as its
 //           submit (the table has no submit time, so the trace's queueing is not reproduced), end_time -
 //           start_time, GPUs = ceil(inst_num x plan_gpu / 100) (plan_gpu is a percentage of one GPU).
+//   philly  Microsoft Philly (Jeon et al., ATC '19; msr-fiddle/philly-traces cluster_job_log): a JSON list of
+//           jobs with jobid, submitted_time and attempts, each with start_time, end_time and detail (the machines
+//           and their gpus): GPUs = those of the first attempt, run time = the first attempt's start to the last's
+//           end (retries included), times "YYYY-MM-DD HH:MM:SS"; jobs that never ran ("None") are skipped.
 // Jobs with no GPUs or no run time are skipped (counted). Submit times start at the trace's earliest, plus an
-// offset. Philly's job log (JSON with attempts per job) is not read yet.
+// offset.
 #pragma once
 
 #include <string>
@@ -18,7 +22,7 @@
 
 namespace cs {
 
-enum class TraceFormat { csv, helios, pai };
+enum class TraceFormat { csv, helios, pai, philly };
 [[nodiscard]] const EnumTable<TraceFormat>& trace_format_names();
 
 struct TraceJob {
@@ -35,7 +39,8 @@ struct TraceRead {
 };
 
 /// Reads `path` in `format`; at most `limit` jobs (0: all) in submit order, submit times from `offset`. Throws
-/// InputError naming the file, line and column for a missing column or a bad cell.
+/// InputError naming the file, line and column for a missing column or a bad cell (a Philly log: the file and the
+/// job's index and key; the line of a JSON syntax error).
 [[nodiscard]] TraceRead read_job_trace(const std::string& path, TraceFormat format, int limit, Time offset,
                                        const std::string& tenant);
 

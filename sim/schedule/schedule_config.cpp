@@ -167,10 +167,10 @@ const ParamTable<TraceSpec>& trace_params() {
   static const ParamTable<TraceSpec> t = [] {
     ParamTable<TraceSpec> p("traces", "Public job traces read as batch jobs (a list; docs/schedule.md gives each "
                                       "format's mapping).");
-    p.field("file", &TraceSpec::file, {.help = "the trace (CSV), relative to the schedule", .required = true});
+    p.field("file", &TraceSpec::file, {.help = "the trace (CSV, or Philly's JSON log), relative to the schedule", .required = true});
     p.choice("format", &TraceSpec::format, trace_format_names(),
-             {.help = "csv (submit_s, gpus, duration_s), helios (SenseTime's cluster_log.csv) or pai (Alibaba "
-                      "PAI's pai_task_table.csv)"});
+             {.help = "csv (submit_s, gpus, duration_s), helios (SenseTime's cluster_log.csv), pai (Alibaba "
+                      "PAI's pai_task_table.csv) or philly (Microsoft Philly's cluster_job_log, JSON)"});
     p.field("tenant", &TraceSpec::tenant, {.help = "who pays for its jobs"});
     p.field("limit", &TraceSpec::limit, {.help = "jobs at most, in submit order (0: all)", .min = 0.0});
     p.field("offset", &TraceSpec::offset,

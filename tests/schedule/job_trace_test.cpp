@@ -37,6 +37,41 @@ TEST(JobTrace, PaiTasksTakeTheirGpuShareRoundedUp) {
   EXPECT_DOUBLE_EQ(r.jobs[0].duration_s, 3600);
 }
 
+TEST(JobTrace, PhillyJobsTakeTheirFirstAttemptsGpusAndRunToTheLastAttempt) {
+  const TraceRead r = read_job_trace(kData + "philly_sample.json", TraceFormat::philly, 0, Time::zero(), "t");
+  // application_3 has no attempt, application_4 never started ("None"): skipped.
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.skipped, 2);
+  EXPECT_EQ(r.jobs[0].name, "application_1");
+  EXPECT_EQ(r.jobs[0].gpus, 8);                      // 4 GPUs on each of two machines
+  EXPECT_DOUBLE_EQ(r.jobs[0].submit_s, 0);           // submitted 00:00, the trace's first
+  EXPECT_DOUBLE_EQ(r.jobs[0].duration_s, 3600);      // 00:10 to 01:10
+  EXPECT_EQ(r.jobs[1].gpus, 1);
+  EXPECT_DOUBLE_EQ(r.jobs[1].submit_s, 1800);        // 00:30
+  EXPECT_DOUBLE_EQ(r.jobs[1].duration_s, 3600);      // first attempt 00:30 to the retry's end 01:30
+  EXPECT_EQ(r.jobs[1].tenant, "t");
+}
+
+TEST(JobTrace, ABadPhillyLogIsLocated) {
+  const auto message = [](const std::string& text) {
+    const auto path = std::filesystem::temp_directory_path() / "cs_philly_bad.json";
+    std::ofstream(path) << text;
+    try {
+      (void)read_job_trace(path.string(), TraceFormat::philly, 0, Time::zero(), "t");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("[\n  {\"jobid\": 1,\n  oops\n]").find("cs_philly_bad.json:3"), std::string::npos);
+  EXPECT_NE(message("{\"jobs\": []}").find("a JSON list of jobs"), std::string::npos);
+  EXPECT_NE(message("[{\"jobid\": \"a\"}]").find("[0].attempts"), std::string::npos);
+  EXPECT_NE(message("[{\"submitted_time\": \"2017-10-03 00:00:00\", \"attempts\": [{\"start_time\": "
+                    "\"2017-10-03 00:00:00\", \"end_time\": \"2017-10-03 01:00:00\", \"detail\": [{\"ip\": \"m\"}]}]}]")
+                .find("[0].attempts[0].detail"),
+            std::string::npos);
+}
+
 TEST(JobTrace, LimitKeepsTheEarliestAndBadCellsAreLocated) {
   const TraceRead r = read_job_trace(kData + "helios_sample.csv", TraceFormat::helios, 2, Time::zero(), "t");
   ASSERT_EQ(r.jobs.size(), 2u);
