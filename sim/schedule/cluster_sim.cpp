@@ -56,8 +56,12 @@ class Simulation {
       o.kind = jobs[i].kind;
       o.submitted_s = jobs[i].submit_s;
       const int need = jobs[i].sizes.front();
+      const auto quota = c.quotas.find(jobs[i].tenant);
       if (need > c.gpus) {
         o.never_fits = "needs " + std::to_string(need) + " GPUs, the cluster has " + std::to_string(c.gpus);
+      } else if (quota != c.quotas.end() && need > quota->second) {
+        o.never_fits = "needs " + std::to_string(need) + " GPUs, tenant " + jobs[i].tenant + "'s quota is " +
+                       std::to_string(quota->second);
       } else if (c.isolation == Isolation::nodes && need > c.gpus_per_node && need % c.gpus_per_node != 0) {
         o.never_fits = "";  // takes whole nodes: rounded up
       }
@@ -539,10 +543,27 @@ class Simulation {
 
   // ---- Jobs ----
 
-  /// The largest size of job j that fits in the free GPUs now (-1: none) and the GPUs.
+  /// GPUs job j's tenant may still take under its quota, the GPUs job j holds now counted as free (no limit:
+  /// the cluster's).
+  [[nodiscard]] int quota_left(int j) const {
+    const auto q = c_.quotas.find(jobs_[j].tenant);
+    if (q == c_.quotas.end()) return c_.gpus;
+    int held = 0;
+    for (std::size_t v = 0; v < jobs_.size(); ++v) {
+      if (static_cast<int>(v) != j && js_[v].state == State::running && jobs_[v].tenant == jobs_[j].tenant) {
+        held += static_cast<int>(js_[v].gpus.size());
+      }
+    }
+    return q->second - held;
+  }
+
+  /// The largest size of job j that fits in the free GPUs now, and within its tenant's quota (-1: none), and the
+  /// GPUs.
   [[nodiscard]] std::pair<int, std::vector<int>> fit(int j) const {
     const auto& sizes = jobs_[j].sizes;
+    const int quota = quota_left(j);
     for (int k = static_cast<int>(sizes.size()) - 1; k >= 0; --k) {
+      if (sizes[k] > quota) continue;
       auto g = find_gpus(sizes[k]);
       if (!g.empty()) return {k, std::move(g)};
     }
@@ -586,6 +607,9 @@ class Simulation {
     });
     std::optional<std::pair<double, int>> reservation;  // backfill: (shadow time, extra GPUs)
     for (int j : pending) {
+      // Over its tenant's quota a job waits for its tenant's own jobs to end, as Kueue holds a workload it cannot
+      // admit; it neither preempts nor reserves GPUs.
+      if (jobs_[j].sizes.front() > quota_left(j)) continue;
       auto [k, gpus] = fit(j);
       if (reservation) {
         // Backfill: only what ends before the head's reservation, or fits in the GPUs it leaves spare.
@@ -636,6 +660,7 @@ class Simulation {
           auto& s = js_[j];
           if (s.state != State::running || !jobs_[j].elastic()) continue;
           for (int k = static_cast<int>(jobs_[j].sizes.size()) - 1; k > s.size_index; --k) {
+            if (jobs_[j].sizes[k] > quota_left(static_cast<int>(j))) continue;
             const int extra = jobs_[j].sizes[k] - static_cast<int>(s.gpus.size());
             auto more = find_gpus(extra);
             if (more.empty()) continue;

@@ -77,6 +77,9 @@ struct ClusterModel {
   double fabric_w = 0;               ///< switches, optics, other powered parts
   double pue = 1.0;
   std::optional<double> circuit_w;
+  /// GPUs each tenant's jobs may hold at once (Kueue's nominal quota of a ClusterQueue, without borrowing);
+  /// tenants not named have no limit. Services are not counted (they are Deployments, not queued workloads).
+  std::map<std::string, int> quotas;
   double fixed_usd_per_s = 0;        ///< capital and every fixed cost, per second
   double usd_per_joule = 0;          ///< facility electricity
 };

@@ -30,6 +30,19 @@ std::vector<Setting> read_set(const InputNode& n) {
   return out;
 }
 
+/// `quotas:` tenant -> GPUs, each a positive whole number.
+std::map<std::string, int> read_quotas(const InputNode& n) {
+  n.require(n.is_map(), "must be a mapping of tenant to GPUs (research: 24)");
+  std::map<std::string, int> out;
+  for (const std::string& tenant : n.keys()) {
+    const InputNode v = n.at(tenant);
+    const int gpus = v.as<int>();
+    v.require(gpus > 0, "must be a positive whole number of GPUs");
+    out[tenant] = gpus;
+  }
+  return out;
+}
+
 template <class T>
 void add_set(ParamTable<T>& p) {
   ParamSpec set{.key = "set", .type = ParamType::list,
@@ -217,6 +230,13 @@ const ParamTable<ScheduleConfig>& schedule_params() {
     p.choice("isolation", &ScheduleConfig::isolation, isolation_names(),
              {.help = "nodes (whole nodes per job), gpus (whole GPUs), mig (service replicas on MIG instances), "
                       "mps, time-slicing (no isolation: services co-located on training GPUs)"});
+    ParamSpec quotas{.key = "quotas", .type = ParamType::list,
+                     .help = "GPUs each tenant's training and batch jobs may hold at once, a mapping of tenant to GPUs "
+                             "(Kueue's nominal quota of a ClusterQueue, no borrowing); a job over its quota waits. "
+                             "Tenants not named: no limit",
+                     .default_text = "none"};
+    quotas.check = [](const InputNode& n) { (void)read_quotas(n); };
+    p.custom(quotas, [](const InputNode& n, ScheduleConfig& c) { c.quotas = read_quotas(n); });
     p.field("failures", &ScheduleConfig::failures,
             {.help = "node failures at the facility's reliability rates (restart from the last checkpoint)"});
     p.field("seed", &ScheduleConfig::seed, {.help = "random seed of failures", .min = 0.0});

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -92,6 +93,7 @@ struct ScheduleConfig {
   bool failures = true;        ///< node failures from the facility's reliability section
   std::int64_t seed = 1;
   std::string colocation;      ///< co-location constants file; empty: data/colocation.yaml
+  std::map<std::string, int> quotas;  ///< tenant -> GPUs its jobs may hold at once (ClusterModel::quotas)
   std::vector<TrainingJobSpec> training;
   std::vector<BatchJobSpec> batch;
   std::vector<ServiceSpec> services;

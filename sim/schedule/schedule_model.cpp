@@ -42,6 +42,7 @@ void cluster_model(const ScheduleConfig& cfg, ScheduleRun& run) {
   c.policy = cfg.policy;
   c.preemption = cfg.preemption;
   c.isolation = cfg.isolation;
+  c.quotas = cfg.quotas;
   c.gpu_memory = sc.profile.gpu.memory.value();
   c.seed = static_cast<std::uint64_t>(cfg.seed);
   if (cfg.cluster.circuit) c.circuit_w = cfg.cluster.circuit->value();

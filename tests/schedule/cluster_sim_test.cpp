@@ -53,6 +53,28 @@ TEST(ClusterSim, FifoRunsInSubmitOrderAndNothingPassesTheHead) {
   EXPECT_NEAR(job(r, "a").gpu_hours, 32, 1e-9);
 }
 
+TEST(ClusterSim, ATenantOverItsQuotaWaitsForItsOwnJobsAndOthersPass) {
+  // 32 GPUs, beta's quota 8. b1 (beta, 8 GPUs, 2 h) at 0 runs 0-2 h. b2 (beta, 8, 1 h) at 0.1 h would fit the free
+  // GPUs but not beta's quota: it waits for b1 and runs 2-3 h. a (alpha, no quota, 16, 1 h) at 0.2 h passes it.
+  // b3 (beta, 16 GPUs) exceeds the quota whatever runs: it never starts.
+  ClusterModel c = sched_cluster(32, Policy::fifo);
+  c.quotas = {{"beta", 8}};
+  const auto r = simulate_cluster(
+      c, {sched_batch("b1", 8, 2, 0), sched_batch("b2", 8, 1, 0.1), sched_batch("a", 16, 1, 0.2),
+          sched_batch("b3", 16, 1, 0.3)},
+      {});
+  EXPECT_DOUBLE_EQ(*job(r, "b1").started_s, 0);
+  EXPECT_DOUBLE_EQ(*job(r, "b2").started_s, 2 * kH);
+  EXPECT_DOUBLE_EQ(*job(r, "b2").finished_s, 3 * kH);
+  EXPECT_DOUBLE_EQ(*job(r, "a").started_s, 0.2 * kH);
+  EXPECT_FALSE(job(r, "b3").started_s.has_value());
+  EXPECT_EQ(job(r, "b3").never_fits, "needs 16 GPUs, tenant beta's quota is 8");
+  // Without the quota b2 starts at once.
+  const auto free = simulate_cluster(sched_cluster(32, Policy::fifo),
+                                     {sched_batch("b1", 8, 2, 0), sched_batch("b2", 8, 1, 0.1)}, {});
+  EXPECT_DOUBLE_EQ(*job(free, "b2").started_s, 0.1 * kH);
+}
+
 TEST(ClusterSim, EasyBackfillStartsOnlyWhatEndsBeforeTheHeadsReservation) {
   // 16 GPUs. a (8, 4 h) at 0. b (16, 1 h) at 0.1 h is the head: reserved for 4 h when a ends. c (8, 2 h) at 0.2 h
   // ends at 2.2 h <= 4 h: backfilled at once. d (8, 5 h) at 0.3 h would end after 4 h with no spare GPUs then:
