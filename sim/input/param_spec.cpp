@@ -24,6 +24,8 @@ std::string_view to_string(ParamType t) {
     case ParamType::dollars: return "price";
     case ParamType::dollar_rate: return "hourly price";
     case ParamType::list: return "list";
+    case ParamType::mapping: return "mapping";
+    case ParamType::mapping_or_list: return "mapping or list";
   }
   return "?";
 }

@@ -15,8 +15,10 @@ namespace cs {
 class InputNode;
 
 /// What a parameter's value is. Unit types take a number with a unit ("400Gbps"); see units.hpp.
+/// `list`: a YAML sequence; `mapping`: a YAML mapping of the user's own keys (`set:`, `quotas:`);
+/// `mapping_or_list`: either (a sweep's `axes`).
 enum class ParamType { integer, real, boolean, text, choice, time, bytes, bandwidth, flops, flop_rate, watts,
-                       joules, dollars, dollar_rate, list };
+                       joules, dollars, dollar_rate, list, mapping, mapping_or_list };
 
 /// "integer", "time", ...: the type's name in docs and messages.
 [[nodiscard]] std::string_view to_string(ParamType t);

@@ -80,6 +80,12 @@ nlohmann::json value_schema(const ParamSpec& p) {
     case ParamType::list:
       j["type"] = "array";
       break;
+    case ParamType::mapping:
+      j["type"] = "object";
+      break;
+    case ParamType::mapping_or_list:
+      j["type"] = {"object", "array"};
+      break;
     case ParamType::text:
       j["type"] = "string";
       break;

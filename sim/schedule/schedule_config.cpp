@@ -45,7 +45,7 @@ std::map<std::string, int> read_quotas(const InputNode& n) {
 
 template <class T>
 void add_set(ParamTable<T>& p) {
-  ParamSpec set{.key = "set", .type = ParamType::list,
+  ParamSpec set{.key = "set", .type = ParamType::mapping,
                 .help = "scenario keys written over its scenario's values: a mapping of key path to value",
                 .default_text = "none"};
   set.check = [](const InputNode& n) { (void)read_set(n); };
@@ -230,7 +230,7 @@ const ParamTable<ScheduleConfig>& schedule_params() {
     p.choice("isolation", &ScheduleConfig::isolation, isolation_names(),
              {.help = "nodes (whole nodes per job), gpus (whole GPUs), mig (service replicas on MIG instances), "
                       "mps, time-slicing (no isolation: services co-located on training GPUs)"});
-    ParamSpec quotas{.key = "quotas", .type = ParamType::list,
+    ParamSpec quotas{.key = "quotas", .type = ParamType::mapping,
                      .help = "GPUs each tenant's training and batch jobs may hold at once, a mapping of tenant to GPUs "
                              "(Kueue's nominal quota of a ClusterQueue, no borrowing); a job over its quota waits. "
                              "Tenants not named: no limit",

@@ -17,10 +17,10 @@ const ParamSection& sweep_schema() {
     ParamSpec base{.key = "base", .type = ParamType::text,
                    .help = "the base scenario file, relative to the sweep file", .required = true};
     base.check = name.check;
-    ParamSpec set{.key = "set", .type = ParamType::list,
+    ParamSpec set{.key = "set", .type = ParamType::mapping,
                   .help = "edits applied to every point: a mapping of scenario key path (cluster.gpus) to value",
                   .default_text = "none"};
-    ParamSpec axes{.key = "axes", .type = ParamType::list,
+    ParamSpec axes{.key = "axes", .type = ParamType::mapping_or_list,
                    .help = "a mapping of scenario key path to a list of values (all axes crossed), or a list of "
                            "groups whose keys move together (zipped) while groups are crossed; a value may be "
                            "`search` for parallelism",

@@ -75,6 +75,51 @@ TEST(Api, EveryKeyOfTheShippedFilesIsDeclared) {
   EXPECT_GE(files, 10);
 }
 
+/// Whether YAML node `n` has the shape JSON Schema `schema` gives it (its "type", and its properties' and items'
+/// types where declared): what an editor checking the file against `clustersim schema KIND` would accept.
+void expect_shape(const YAML::Node& n, const nlohmann::ordered_json& schema, const std::string& where) {
+  if (schema.contains("type")) {
+    std::vector<std::string> types;
+    if (schema["type"].is_array()) {
+      for (const auto& t : schema["type"]) types.push_back(t.get<std::string>());
+    } else {
+      types.push_back(schema["type"].get<std::string>());
+    }
+    const auto allows = [&](const char* t) { return std::find(types.begin(), types.end(), t) != types.end(); };
+    const bool scalar = allows("string") || allows("number") || allows("integer") || allows("boolean");
+    const bool ok = n.IsMap() ? allows("object") : n.IsSequence() ? allows("array") : scalar;
+    EXPECT_TRUE(ok) << where << ": the schema says " << schema["type"].dump();
+  }
+  if (n.IsMap() && schema.contains("properties")) {
+    for (const auto& kv : n) {
+      const std::string key = kv.first.as<std::string>();
+      if (schema["properties"].contains(key)) expect_shape(kv.second, schema["properties"][key], where + "." + key);
+    }
+  }
+  if (n.IsSequence() && schema.contains("items")) {
+    for (std::size_t i = 0; i < n.size(); ++i) expect_shape(n[i], schema["items"], where + "[" + std::to_string(i) + "]");
+  }
+}
+
+// Every shipped sweep and schedule file has the shape its JSON Schema declares (mappings such as `set:` and
+// `axes:` are objects, job lists arrays), so an editor using the schema accepts it.
+TEST(Api, ShippedSweepsAndSchedulesHaveTheShapeOfTheirJsonSchema) {
+  namespace fs = std::filesystem;
+  const std::pair<const char*, api::InputKind> dirs[] = {{"scenarios/sweeps", api::InputKind::sweep},
+                                                         {"scenarios/schedules", api::InputKind::schedule}};
+  int files = 0;
+  for (const auto& [dir, kind] : dirs) {
+    const auto schema = api::json_schema(kind);
+    for (const auto& e : fs::directory_iterator(std::string(CS_SOURCE_DIR) + "/" + dir)) {
+      if (e.path().extension() != ".yaml" || e.path().filename().string().ends_with("-plan.yaml")) continue;
+      expect_shape(YAML::LoadFile(e.path().string()), schema, e.path().filename().string());
+      ++files;
+    }
+  }
+  EXPECT_GE(files, 10);
+  EXPECT_EQ(api::json_schema(api::InputKind::sweep)["properties"]["set"]["type"], "object");
+}
+
 TEST(Api, JsonSchemaOfScenariosListsSectionsAndRequiredKeys) {
   const auto j = param_json_schema(api::schema(api::InputKind::scenario), "scenario");
   EXPECT_EQ(j["additionalProperties"], false);
