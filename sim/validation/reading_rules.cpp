@@ -95,7 +95,15 @@ namespace {
 
 /// One rule of the file, checked: its settings are read once over defaults (with 1 for a number), so a bad key or
 /// value is reported at the file's line before any row is read.
-ReadingRule read_rule(const InputNode& n, const std::string& path) {
+/// A list of column names (`read:`), at least one.
+std::vector<std::string> column_list(const InputNode& n) {
+  std::vector<std::string> out;
+  for (const InputNode& e : n.elements()) out.push_back(e.as<std::string>());
+  n.require(!out.empty(), "names at least one column");
+  return out;
+}
+
+ReadingRule read_rule(const InputNode& n, const std::string& path, const std::vector<std::string>& default_columns) {
   n.allow_only({"name", "says", "models", "phase", "where", "read", "stated", "contains", "all", "and_any",
                 "unless", "number_after", "list_after", "list_into", "set"});
   ReadingRule rule;
@@ -114,10 +122,7 @@ ReadingRule read_rule(const InputNode& n, const std::string& path) {
       rule.where.emplace_back(column, phrase);
     }
   }
-  rule.columns = n.has("read") ? std::vector<std::string>{} : std::vector<std::string>{"notes"};
-  if (auto c = n.find("read")) {
-    for (const InputNode& e : c->elements()) rule.columns.push_back(e.as<std::string>());
-  }
+  rule.columns = n.has("read") ? column_list(n.at("read")) : default_columns;
   rule.stated = phrases(n, "stated");
   rule.contains = phrases(n, "contains");
   rule.all = phrases(n, "all");
@@ -160,10 +165,13 @@ ReadingRule read_rule(const InputNode& n, const std::string& path) {
   return rule;
 }
 
-/// The phrases that mean a row speaks of each aspect a release recipe sets (validation.cpp's recipe_words).
-std::map<std::string, std::vector<std::string>> read_recipe_aspects(const InputNode& aspects) {
+/// The phrases that mean a row speaks of each aspect a release recipe sets (validation.cpp's recipe_words), and
+/// the row's columns they are looked for in (`read`).
+std::map<std::string, std::vector<std::string>> read_recipe_aspects(const InputNode& aspects,
+                                                                    std::vector<std::string>& columns) {
   std::map<std::string, std::vector<std::string>> out;
-  aspects.allow_only({"a2a_overlap", "dispatcher", "cuda_graphs"});
+  aspects.allow_only({"read", "a2a_overlap", "dispatcher", "cuda_graphs"});
+  columns = column_list(aspects.at("read"));
   for (const char* a : {"a2a_overlap", "dispatcher", "cuda_graphs"}) {
     std::vector<std::string> words = phrases(aspects, a);
     aspects.at(a).require(!words.empty(), "needs at least one phrase");
@@ -204,13 +212,14 @@ std::optional<AppliedRule> list_settings(const ReadingRule& rule, const std::str
 
 ReadingRules ReadingRules::load(const std::string& path) {
   const InputNode root = InputNode::load_file(path);
-  root.allow_only({"rules", "recipe_aspects"});
+  root.allow_only({"read", "rules", "recipe_aspects"});
   ReadingRules r;
   r.file_ = path;
-  r.recipe_aspects_ = read_recipe_aspects(root.at("recipe_aspects"));
+  r.recipe_aspects_ = read_recipe_aspects(root.at("recipe_aspects"), r.recipe_aspect_columns_);
+  const std::vector<std::string> default_columns = column_list(root.at("read"));
   std::set<std::string> names;
   for (const InputNode& n : root.at("rules").elements()) {
-    ReadingRule rule = read_rule(n, path);
+    ReadingRule rule = read_rule(n, path, default_columns);
     n.at("name").require(names.insert(rule.name).second, "rule \"" + rule.name + "\" is named twice");
     r.rules_.push_back(std::move(rule));
   }
@@ -223,10 +232,11 @@ const ReadingRules& ReadingRules::shipped() {
   return r;
 }
 
-bool ReadingRules::speaks_of(const std::string& aspect, const std::string& notes) const {
+bool ReadingRules::speaks_of(const std::string& aspect, const RowCells& cell) const {
   const auto it = recipe_aspects_.find(aspect);
   if (it == recipe_aspects_.end()) throw std::invalid_argument("no recipe aspect \"" + aspect + "\"");
-  const std::string text = lowered(notes);
+  std::string text;
+  for (const std::string& c : recipe_aspect_columns_) text += lowered(cell(c)) + " ";
   return std::any_of(it->second.begin(), it->second.end(), [&](const std::string& p) { return has(text, p); });
 }
 
@@ -259,7 +269,7 @@ bool phrases_match(const ReadingRule& rule, const std::string& text) {
 
 }  // namespace
 
-RowOverlay ReadingRules::read(const std::function<std::string(const std::string&)>& cell, bool moe) const {
+RowOverlay ReadingRules::read(const RowCells& cell, bool moe) const {
   RowOverlay o;
   for (const ReadingRule& rule : rules_) {
     if (rule.moe_only && !moe) continue;

@@ -16,6 +16,9 @@
 
 namespace cs {
 
+/// A validation row's cell by column name (empty for a column the row lacks).
+using RowCells = std::function<std::string(const std::string&)>;
+
 /// Whether lower-case `s` states `what` as on: some occurrence not negated before it ("no ", "not ", "without ",
 /// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled", " none", "=none").
 [[nodiscard]] bool states_on(const std::string& s, const std::string& what);
@@ -29,7 +32,7 @@ struct ReadingRule {
   /// facts the layout depends on (DualPipe needs an even pipeline; ASYM_PP an uneven split).
   bool layout = false;
   std::vector<std::pair<std::string, std::string>> where;  ///< and only where each column holds its phrase
-  std::vector<std::string> columns;  ///< the cells read (lower-cased, joined by spaces)
+  std::vector<std::string> columns;  ///< the cells read (lower-cased, joined by spaces); the file's `read:`
   std::vector<std::string> stated;   ///< any of these stated on (states_on)
   std::vector<std::string> contains; ///< or any of these present
   std::vector<std::string> all;      ///< or every one of these present
@@ -73,18 +76,19 @@ class ReadingRules {
   /// data/validation/reading_rules.yaml, read once.
   [[nodiscard]] static const ReadingRules& shipped();
 
-  /// Whether lower-cased `notes` speak of a release recipe's `aspect` ("a2a_overlap", "dispatcher",
-  /// "cuda_graphs"), so that the recipe does not speak for the row there (recipe_aspects in the file).
-  [[nodiscard]] bool speaks_of(const std::string& aspect, const std::string& notes) const;
+  /// Whether the row's own cells (recipe_aspects' `read` columns) speak of a release recipe's `aspect`
+  /// ("a2a_overlap", "dispatcher", "cuda_graphs"), so that the recipe does not speak for the row there.
+  [[nodiscard]] bool speaks_of(const std::string& aspect, const RowCells& cell) const;
 
   /// The overlay of the row whose cells `cell(column)` returns.
-  [[nodiscard]] RowOverlay read(const std::function<std::string(const std::string&)>& cell, bool moe) const;
+  [[nodiscard]] RowOverlay read(const RowCells& cell, bool moe) const;
   [[nodiscard]] const std::vector<ReadingRule>& rules() const noexcept { return rules_; }
   [[nodiscard]] const std::string& file() const noexcept { return file_; }
 
  private:
   std::vector<ReadingRule> rules_;
   std::map<std::string, std::vector<std::string>> recipe_aspects_;
+  std::vector<std::string> recipe_aspect_columns_;  ///< the row's cells recipe_aspects are looked for in
   std::string file_;
 };
 

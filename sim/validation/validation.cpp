@@ -49,11 +49,11 @@ std::optional<double> number(const std::string& s) {
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
 
 
-/// What a Megatron-Bridge row's release recipe adds to its notes: the recipe's settings, in the words the reading
-/// rules read, for each aspect the notes do not speak of (reading_rules.yaml's recipe_aspects: a row's own words
-/// always win); `applied` lists them.
-std::string recipe_words(const Recipe& r, const std::string& notes, std::vector<std::string>& applied) {
-  const auto mentions = [&](const char* aspect) { return ReadingRules::shipped().speaks_of(aspect, notes); };
+/// What a Megatron-Bridge row's release recipe says, in the words the reading rules read (their `recipe` column),
+/// for each aspect the row does not speak of (reading_rules.yaml's recipe_aspects: a row's own words always win);
+/// `applied` lists them.
+std::string recipe_words(const Recipe& r, const RowCells& cell, std::vector<std::string>& applied) {
+  const auto mentions = [&](const char* aspect) { return ReadingRules::shipped().speaks_of(aspect, cell); };
   std::string out;
   if (r.a2a_overlap && !mentions("a2a_overlap")) {
     out += " moe_a2a_overlap on.";
@@ -352,7 +352,8 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // recipe sets and the row does not say is read as if the row said it.
   std::optional<Recipe> recipe;
   std::optional<int> recipe_vp, recipe_micro_batch;  // where the recipe's layout replaces the row's (below)
-  std::string notes = cell("notes");
+  std::string recipe_text;  // the reading rules' `recipe` column
+  const RowCells row_cells = [&](const std::string& column) { return cell(column.c_str()); };
   if (contains(cell("source") + " " + fw, "Megatron-Bridge")) {
     RecipeQuery q;
     q.container = RecipeTable::shipped().container_named_in(cell("source") + " " + fw);
@@ -386,7 +387,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
         recipe_micro_batch = c.micro_batch;
         applied.push_back("layout " + c.str() + " (the row states " + stated.str() + ", which no config of the release sets)");
       }
-      notes += recipe_words(*recipe, notes, applied);
+      recipe_text = recipe_words(*recipe, row_cells, applied);
       if (recipe->recompute_modules.size() > 0 && cell("act_recompute").empty()) {
         applied.push_back("recompute modules " + recipe->recompute_modules);
       }
@@ -401,7 +402,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // What the row states in prose, as data/validation/reading_rules.yaml reads it: applied below, after the
   // framework's defaults, so that the row's own words win.
   const RowOverlay overlay = ReadingRules::shipped().read(
-      [&](const std::string& column) { return column == "notes" ? notes : cell(column.c_str()); }, m.is_moe());
+      [&](const std::string& column) { return column == "recipe" ? recipe_text : cell(column.c_str()); }, m.is_moe());
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
   const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
   const std::string vpp = recipe_vp ? std::to_string(std::max(*recipe_vp, 1)) : cell("vpp_interleave");

@@ -91,11 +91,16 @@ TEST(ReadingRules, LayoutFactsAreStatedNotApplied) {
 
 TEST(ReadingRules, ARowSpeaksForItselfWhereItMentionsARecipesAspect) {
   const ReadingRules& r = ReadingRules::shipped();
-  EXPECT_TRUE(r.speaks_of("a2a_overlap", "moe_a2a_overlap=False"));
-  EXPECT_TRUE(r.speaks_of("dispatcher", "HybridEP"));
-  EXPECT_TRUE(r.speaks_of("cuda_graphs", "no CUDA graphs"));
-  EXPECT_FALSE(r.speaks_of("cuda_graphs", "TP comm overlap on"));
-  EXPECT_THROW((void)r.speaks_of("recompute", "x"), std::invalid_argument);
+  const auto notes = [](const std::string& text) {
+    return RowCells([text](const std::string& column) { return column == "notes" ? text : std::string(); });
+  };
+  EXPECT_TRUE(r.speaks_of("a2a_overlap", notes("moe_a2a_overlap=False")));
+  EXPECT_TRUE(r.speaks_of("dispatcher", notes("HybridEP")));
+  EXPECT_TRUE(r.speaks_of("cuda_graphs", notes("no CUDA graphs")));
+  EXPECT_FALSE(r.speaks_of("cuda_graphs", notes("TP comm overlap on")));
+  EXPECT_THROW((void)r.speaks_of("recompute", notes("x")), std::invalid_argument);
+  // The recipe's own words are read as the `recipe` column, beside the notes.
+  EXPECT_TRUE(read_row({{"recipe", " deepep dispatcher."}}, true).sets("training.moe_dispatcher"));
 }
 
 TEST(ReadingRules, CudaGraphsWholeStepOrSomeModules) {
@@ -125,9 +130,11 @@ TEST(ReadingRules, CudaGraphsWholeStepOrSomeModules) {
 
 std::string rules_file(const std::string& body) {
   const auto path = testing::temp_file("reading_rules", ".yaml");
-  std::ofstream(path, std::ios::binary) << "recipe_aspects: {a2a_overlap: [a2a], dispatcher: [deepep], cuda_graphs: [cuda graph]}\n"
-                                           "rules:\n"
-                                        << body;
+  std::ofstream(path, std::ios::binary)
+      << "recipe_aspects: {read: [notes], a2a_overlap: [a2a], dispatcher: [deepep], cuda_graphs: [cuda graph]}\n"
+         "read: [notes]\n"
+         "rules:\n"
+      << body;
   return path.string();
 }
 
@@ -155,7 +162,7 @@ TEST(ReadingRules, BadRuleFilesAreRejectedAtTheirLines) {
   expect("  - name: a\n    set: {training: {moe_dispatcher: flex}}\n", "looks for nothing");
   expect("  - name: a\n    number_after: \"etp=\"\n    set: {parallelism: {expert_tp: 2}}\n",
          "$number appears in set exactly when number_after is given");
-  expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", ":5:5:");
+  expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", ":6:5:");
   expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", "colour: unknown key");
 }
 
