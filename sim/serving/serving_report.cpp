@@ -22,6 +22,10 @@ LatencyStats latency_stats(std::vector<double> s) {
   r.p90_s = rank(90);
   r.p99_s = rank(99);
   r.max_s = s.back();
+  // The same nearest-rank quantiles, at kCdfPoints evenly spaced levels from the least to the most.
+  for (int k = 0; k < LatencyStats::kCdfPoints; ++k) {
+    r.cdf_s.push_back(k == 0 ? s.front() : rank(100.0 * k / (LatencyStats::kCdfPoints - 1)));
+  }
   return r;
 }
 
@@ -134,7 +138,7 @@ namespace {
 
 nlohmann::json latency_json(const LatencyStats& s) {
   return {{"count", s.count}, {"mean", s.mean_s}, {"p50", s.p50_s}, {"p90", s.p90_s}, {"p99", s.p99_s},
-          {"max", s.max_s}};
+          {"max", s.max_s}, {"cdf", s.cdf_s}};
 }
 
 }  // namespace

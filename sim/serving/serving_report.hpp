@@ -22,6 +22,10 @@ namespace cs {
 struct LatencyStats {
   std::int64_t count = 0;
   double mean_s = 0, p50_s = 0, p90_s = 0, p99_s = 0, max_s = 0;
+  /// The distribution: the latency at quantile k / (size - 1), k = 0 .. kCdfPoints - 1 (the first is the least,
+  /// the last the most); empty when there are no samples.
+  std::vector<double> cdf_s;
+  static constexpr int kCdfPoints = 41;
 };
 [[nodiscard]] LatencyStats latency_stats(std::vector<double> seconds);
 
