@@ -75,6 +75,7 @@ class Simulation {
     for (std::size_t s = 0; s < services.size(); ++s) {
       r_.services[s].name = services[s].name;
       r_.services[s].tenant = services[s].tenant;
+      r_.services[s].measured = services[s].measured;
     }
     for (double t = 0; t < c.span_s; t += kHour) push(t, Ev::hour, static_cast<int>(t / kHour));
     if (c.node_failure_rate_per_s > 0) {
@@ -516,9 +517,9 @@ class Simulation {
       h.replicas = static_cast<int>(replicas_[s].size());
       for (const auto& rep : replicas_[s]) h.colocated += rep.colocated ? 1 : 0;
       if (h.rate <= 0) {
-        h.outcome = {1.0, std::nullopt, std::nullopt, 0.0};
+        h.outcome = {1.0, std::nullopt, std::nullopt, 0.0, std::nullopt};
       } else if (h.replicas == 0) {
-        h.outcome = {0.0, std::nullopt, std::nullopt, 0.0};
+        h.outcome = {0.0, std::nullopt, std::nullopt, 0.0, std::nullopt};
       } else {
         const double per = h.rate / h.replicas;
         const int alone = h.replicas - h.colocated;
@@ -533,6 +534,8 @@ class Simulation {
         };
         h.outcome.ttft_p99_s = worst(alone > 0 ? a.ttft_p99_s : std::nullopt, h.colocated > 0 ? b.ttft_p99_s : std::nullopt);
         h.outcome.tpot_p99_s = worst(alone > 0 ? a.tpot_p99_s : std::nullopt, h.colocated > 0 ? b.tpot_p99_s : std::nullopt);
+        h.outcome.latency_p99_s =
+            worst(alone > 0 ? a.latency_p99_s : std::nullopt, h.colocated > 0 ? b.latency_p99_s : std::nullopt);
         h.outcome.busy = wa * a.busy + wb * b.busy;
         busy_[s] = h.outcome.busy;
       }
@@ -714,6 +717,7 @@ class Simulation {
         met += h.rate * kHour * h.outcome.attainment;
         if (h.outcome.ttft_p99_s) o.ttft_p99_s = std::max(o.ttft_p99_s.value_or(0.0), *h.outcome.ttft_p99_s);
         if (h.outcome.tpot_p99_s) o.tpot_p99_s = std::max(o.tpot_p99_s.value_or(0.0), *h.outcome.tpot_p99_s);
+        if (h.outcome.latency_p99_s) o.latency_p99_s = std::max(o.latency_p99_s.value_or(0.0), *h.outcome.latency_p99_s);
       }
       o.slo_attainment = requests > 0 ? met / requests : 1.0;
     }

@@ -44,10 +44,12 @@ struct HourService {
   double attainment = 1;             ///< share of requests within the SLO
   std::optional<double> ttft_p99_s, tpot_p99_s;
   double busy = 0;                   ///< share of the time a replica runs iterations
+  std::optional<double> latency_p99_s;  ///< request latency, arrival to response (measured services)
 };
 
 struct ServiceModel {
   std::string name, tenant;
+  bool measured = false;             ///< given by measured latency against batch size, not a serving scenario
   int gpus_per_replica = 1;
   int min_replicas = 1, max_replicas = 1 << 20;
   int priority = 100;
@@ -73,6 +75,8 @@ struct ClusterModel {
   std::uint64_t seed = 1;
   // Power (W) and cost.
   double gpu_idle_w = 70;
+  double gpu_tdp_w = 700;
+  double memory_bound_load = 0.6;    ///< facility.power: memory-bound draw = idle + this x (TDP - idle)
   double node_base_w = 0;            ///< a node's non-GPU draw
   double fabric_w = 0;               ///< switches, optics, other powered parts
   double pue = 1.0;
@@ -103,9 +107,11 @@ struct ServiceHour {
 
 struct ServiceOutcome {
   std::string name, tenant;
+  bool measured = false;             ///< ServiceModel::measured: latency_p99_s instead of TTFT and TPOT
   std::vector<ServiceHour> hours;
   double slo_attainment = 1;         ///< request-weighted over the span
   std::optional<double> ttft_p99_s, tpot_p99_s;  ///< the worst hour's p99
+  std::optional<double> latency_p99_s;           ///< the worst hour's p99 request latency (measured services)
   double gpu_hours = 0, energy_j = 0, cost_usd = 0;
   int oom_kills = 0;
   std::string colocation;            ///< the co-location model's line, when replicas shared GPUs

@@ -13,6 +13,26 @@ const EnumTable<Policy>& policy_names() {
 
 namespace {
 
+template <class T>
+ParamSection list_schema(const ParamTable<T>& table) {
+  ParamSection s = table.schema();
+  s.list = true;
+  return s;
+}
+
+template <class T>
+std::vector<T> read_list(const InputNode& n, const ParamTable<T>& table) {
+  n.require(n.is_sequence(), "must be a list of entries");
+  std::vector<T> out;
+  for (const InputNode& e : n.elements()) {
+    e.require(e.is_map(), "an entry must be a mapping of keys");
+    T item;
+    table.read(e, item);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
 std::string resolve(const std::string& base_file, const std::string& relative) {
   if (relative.empty() || std::filesystem::path(relative).is_absolute()) return relative;
   return (std::filesystem::path(base_file).parent_path() / relative).lexically_normal().string();
@@ -138,6 +158,107 @@ std::array<double, 24> read_rates(const InputNode& n) {
   return r;
 }
 
+/// One measured point of an inline latency table.
+struct MeasuredLatencyRow {
+  int batch = 0;
+  Time latency;
+};
+
+const ParamTable<MeasuredLatencyRow>& measured_latency_row_params() {
+  static const ParamTable<MeasuredLatencyRow> t = [] {
+    ParamTable<MeasuredLatencyRow> p("latency", "The measured latency table inline (a list; each entry has these "
+                                                "keys), batches ascending from 1.");
+    p.field("batch", &MeasuredLatencyRow::batch,
+            {.help = "requests in the batch", .positive = true, .required = true});
+    p.field("latency", &MeasuredLatencyRow::latency,
+            {.help = "the batch's measured latency on one replica, alone", .positive = true, .required = true});
+    return p;
+  }();
+  return t;
+}
+
+/// `latency:` inline, checked as read_latency_csv checks a file: batches ascending from 1.
+std::vector<LatencyPoint> read_measured_latency(const InputNode& n) {
+  n.require(n.is_sequence(), "must be a list of {batch, latency} entries");
+  std::vector<LatencyPoint> out;
+  for (const InputNode& e : n.elements()) {
+    e.require(e.is_map(), "an entry must be a mapping {batch: 8, latency: 12ms}");
+    MeasuredLatencyRow row;
+    measured_latency_row_params().read(e, row);
+    if (out.empty() && row.batch != 1) {
+      e.at("batch").fail("the table must start at batch 1 (a lone request is a batch of 1; latency is not "
+                         "extrapolated)");
+    }
+    if (!out.empty() && row.batch <= out.back().batch) {
+      e.at("batch").fail("must be above the previous entry's " + std::to_string(out.back().batch) +
+                         " (batches ascending, each once)");
+    }
+    out.push_back({row.batch, row.latency.seconds()});
+  }
+  n.require(!out.empty(), "the latency table has no entries");
+  return out;
+}
+
+const ParamTable<MeasuredServiceSpec>& measured_params() {
+  static const ParamTable<MeasuredServiceSpec> t = [] {
+    ParamTable<MeasuredServiceSpec> p(
+        "measured", "A service given by its measured latency against batch size instead of a serving scenario (a "
+                    "model clustersim does not replay, such as a recommendation model); docs/schedule.md.");
+    ParamSection rows = list_schema(measured_latency_row_params());
+    p.custom_section(std::move(rows), [](const InputNode& n, MeasuredServiceSpec& m) {
+      m.latency = read_measured_latency(n);
+    });
+    p.field("latency_file", &MeasuredServiceSpec::latency_file,
+            {.help = "the latency table as CSV with the columns batch,latency_s (seconds), relative to the "
+                     "schedule; instead of latency",
+             .default_text = "none"});
+    p.field("gpus", &MeasuredServiceSpec::gpus, {.help = "GPUs per replica (in one node)", .positive = true});
+    p.field("memory", &MeasuredServiceSpec::memory,
+            {.help = "GPU memory one replica holds, over all its GPUs (the out-of-memory check when co-located)",
+             .min = 0.0, .default_text = "0: not checked"});
+    p.field("max_batch", &MeasuredServiceSpec::max_batch,
+            {.help = "the dynamic batcher's largest batch (Triton's max_batch_size), at most the largest measured",
+             .positive = true, .default_text = "the largest measured batch"});
+    p.field("max_queue_delay", &MeasuredServiceSpec::max_queue_delay,
+            {.help = "the batcher dispatches a smaller batch once its oldest request has waited this long "
+                     "(Triton's max_queue_delay_microseconds)",
+             .min = 0.0});
+    p.field("slo", &MeasuredServiceSpec::slo,
+            {.help = "request latency bound, arrival to response; the service's target_attainment of requests "
+                     "within it (0.99: a p99 SLO)",
+             .positive = true, .required = true});
+    p.choice("arrivals", &MeasuredServiceSpec::arrivals, request_distribution_names(),
+             {.help = "requests' gaps in the sizing probe: poisson (exponential) or constant (equal), as "
+                      "perf_analyzer's --request-distribution"});
+    p.field("seed", &MeasuredServiceSpec::seed, {.help = "random seed of the probe's arrivals", .min = 0.0});
+    p.field("cuda_graphs", &MeasuredServiceSpec::cuda_graphs,
+            {.help = "co-location: a batch's kernels are submitted at once (a CUDA graph, TensorRT) rather than "
+                     "launched eagerly one by one"});
+    p.field("gpu_share", &MeasuredServiceSpec::gpu_share,
+            {.help = "co-location: kernel time over a batch's latency (the rest is host work)", .max = 1.0,
+             .positive = true,
+             .default_text = "the co-location file's graph_gpu_share or eager_gpu_share"});
+    p.field("compute_bound_share", &MeasuredServiceSpec::compute_bound_share,
+            {.help = "power while batches run: 0 memory-bound (facility.power.memory_bound_load, as embedding "
+                     "lookups), 1 compute-bound (TDP)",
+             .min = 0.0, .max = 1.0});
+    p.check([](const InputNode& n, MeasuredServiceSpec& m) {
+      m.where = n.location();
+      m.max_batch_where = n.has("max_batch") ? n.at("max_batch").location() : n.location();
+      if (n.has("latency") && n.has("latency_file")) n.at("latency_file").fail("give latency or latency_file, not both");
+      if (!n.has("latency") && !n.has("latency_file")) {
+        n.fail("needs its latency table: latency (a list of {batch, latency}) or latency_file (CSV batch,latency_s)");
+      }
+      if (!m.latency.empty() && m.max_batch > m.latency.back().batch) {
+        n.at("max_batch").fail("exceeds the largest measured batch " + std::to_string(m.latency.back().batch) +
+                               " (latency is not extrapolated)");
+      }
+    });
+    return p;
+  }();
+  return t;
+}
+
 const ParamTable<ServiceSpec>& service_params() {
   static const ParamTable<ServiceSpec> t = [] {
     ParamTable<ServiceSpec> p("services", "Inference services (a list; each entry has these keys).");
@@ -146,7 +267,11 @@ const ParamTable<ServiceSpec>& service_params() {
     p.field("scenario", &ServiceSpec::scenario,
             {.help = "a serving scenario (relative to the schedule): model, deployment (tp, pp of one replica), "
                      "engine, SLO and lengths; its load and replicas are replaced by the schedule's",
-             .required = true});
+             .default_text = "required unless measured"});
+    p.custom_section(measured_params().schema(), [](const InputNode& n, ServiceSpec& s) {
+      s.measured.emplace();
+      measured_params().read(n, *s.measured);
+    });
     ParamSpec rate{.key = "rate", .type = ParamType::list,
                    .help = "requests per second in each hour of the day from midnight: 24 values, or one for "
                            "every hour",
@@ -170,6 +295,11 @@ const ParamTable<ServiceSpec>& service_params() {
     p.check([](const InputNode& n, ServiceSpec& s) {
       s.where = n.location();
       if (s.min_replicas > s.max_replicas) n.at("min_replicas").fail("exceeds max_replicas");
+      if (n.has("scenario") && n.has("measured")) n.at("measured").fail("give scenario or measured, not both");
+      if (!n.has("scenario") && !n.has("measured")) {
+        n.fail("needs a scenario (a serving scenario) or measured (latency against batch size)");
+      }
+      if (n.has("measured") && n.has("set")) n.at("set").fail("sets scenario keys; a measured service has no scenario");
     });
     return p;
   }();
@@ -192,26 +322,6 @@ const ParamTable<TraceSpec>& trace_params() {
     return p;
   }();
   return t;
-}
-
-template <class T>
-ParamSection list_schema(const ParamTable<T>& table) {
-  ParamSection s = table.schema();
-  s.list = true;
-  return s;
-}
-
-template <class T>
-std::vector<T> read_list(const InputNode& n, const ParamTable<T>& table) {
-  n.require(n.is_sequence(), "must be a list of entries");
-  std::vector<T> out;
-  for (const InputNode& e : n.elements()) {
-    e.require(e.is_map(), "an entry must be a mapping of keys");
-    T item;
-    table.read(e, item);
-    out.push_back(std::move(item));
-  }
-  return out;
 }
 
 const ParamTable<ScheduleConfig>& schedule_params() {
@@ -280,7 +390,23 @@ ScheduleConfig parse_schedule(const InputNode& root, const std::string& path) {
   c.cluster.scenario = resolve(path, c.cluster.scenario);
   if (!c.colocation.empty()) c.colocation = resolve(path, c.colocation);
   for (auto& j : c.training) j.scenario = resolve(path, j.scenario);
-  for (auto& s : c.services) s.scenario = resolve(path, s.scenario);
+  for (auto& s : c.services) {
+    s.scenario = resolve(path, s.scenario);
+    if (!s.measured || s.measured->latency_file.empty()) continue;
+    MeasuredServiceSpec& m = *s.measured;
+    m.latency_file = resolve(path, m.latency_file);
+    try {
+      m.latency = read_latency_csv(m.latency_file);
+    } catch (const InputError& e) {
+      throw InputError(m.where, "services." + s.name + ".measured.latency_file",
+                       std::string("the latency table does not read: ") + e.what());
+    }
+    if (m.max_batch > m.latency.back().batch) {
+      throw InputError(m.max_batch_where, "services." + s.name + ".measured.max_batch",
+                       "exceeds the largest measured batch " + std::to_string(m.latency.back().batch) + " in " +
+                           m.latency_file + " (latency is not extrapolated)");
+    }
+  }
   for (auto& t : c.traces) t.file = resolve(path, t.file);
   return c;
 }

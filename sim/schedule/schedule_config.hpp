@@ -15,6 +15,7 @@
 #include "sim/input/yaml_edit.hpp"
 #include "sim/schedule/colocation_model.hpp"
 #include "sim/schedule/job_trace.hpp"
+#include "sim/schedule/measured_service.hpp"
 
 namespace cs {
 
@@ -59,9 +60,28 @@ struct BatchJobSpec {
   SourceLocation where;
 };
 
+/// A service given by its measured latency against batch size instead of a serving scenario
+/// (measured_service.hpp): a recommendation model, or any model clustersim does not replay.
+struct MeasuredServiceSpec {
+  std::vector<LatencyPoint> latency;  ///< batches ascending from 1 (inline, or read from latency_file)
+  std::string latency_file;    ///< CSV batch,latency_s, resolved against the schedule's directory
+  int gpus = 1;                ///< GPUs per replica
+  Bytes memory;                ///< GPU memory a replica holds (0: not checked)
+  int max_batch = 0;           ///< the batcher's largest batch; 0: the largest measured
+  Time max_queue_delay;        ///< the batcher dispatches the oldest request after at most this wait
+  Time slo;                    ///< request latency bound (target_attainment of requests within it: 0.99 = p99)
+  RequestDistribution arrivals = RequestDistribution::poisson;
+  std::int64_t seed = 1;
+  bool cuda_graphs = true;     ///< co-location: a batch's kernels submitted at once (a graph) or trickling in
+  std::optional<double> gpu_share;  ///< co-location: kernel time over a batch's latency; absent: the file's
+  double compute_bound_share = 0;   ///< power: 0 memory-bound (facility memory_bound_load), 1 at TDP
+  SourceLocation where, max_batch_where;
+};
+
 struct ServiceSpec {
   std::string name, tenant = "default";
   std::string scenario;        ///< serving scenario: model, deployment (tp, pp), engine, SLO, lengths
+  std::optional<MeasuredServiceSpec> measured;  ///< instead of a scenario
   std::array<double, 24> rate{};  ///< requests/s in each hour of the day from midnight
   int min_replicas = 1, max_replicas = 1 << 20;
   double target_attainment = 0.99;  ///< autoscaling: replicas so that this share of requests meets the SLO
