@@ -36,6 +36,11 @@ struct WorkJob {
   double restart_s = 0;              ///< from each (re)start to the first useful step
   double memory_per_gpu = 0;         ///< bytes; 0: unknown
   double power_per_gpu_w = 0;        ///< GPU board power while it runs
+  // Its Slurm partition (schedule_config.hpp's PartitionSpec), all defaults without one.
+  std::string partition;             ///< empty: any node
+  std::vector<int> nodes;            ///< the partition's node indices; empty: every node
+  int tier = 0;                      ///< the partition's priority tier: a higher tier is considered first
+  double max_run_s = 0;              ///< the partition's MaxTime: a run stops there and requeues (0: no limit)
   [[nodiscard]] bool elastic() const noexcept { return sizes.size() > 1; }
 };
 
@@ -96,6 +101,8 @@ struct JobOutcome {
   double gpu_hours = 0, lost_work_s = 0, queued_s = 0, energy_j = 0, cost_usd = 0;
   double progress = 0;               ///< share of its work done at the end
   int preemptions = 0, resizes = 0, failures = 0, oom_kills = 0;
+  std::string partition;             ///< WorkJob::partition
+  int time_limits = 0;               ///< runs stopped at the partition's max_time (checkpointed, requeued)
   std::string never_fits;            ///< why it cannot run on this cluster at all; empty otherwise
 };
 

@@ -1,5 +1,6 @@
 #include "sim/schedule/schedule_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -36,6 +37,43 @@ std::vector<T> read_list(const InputNode& n, const ParamTable<T>& table) {
 std::string resolve(const std::string& base_file, const std::string& relative) {
   if (relative.empty() || std::filesystem::path(relative).is_absolute()) return relative;
   return (std::filesystem::path(base_file).parent_path() / relative).lexically_normal().string();
+}
+
+/// A partition's `node_indices:` ("0-1,3") as [first, last] ranges; nullopt when malformed.
+std::optional<std::vector<std::pair<int, int>>> parse_node_indices(const std::string& text) {
+  const auto whole = [](const std::string& t) -> std::optional<int> {
+    if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    return std::stoi(t);
+  };
+  std::vector<std::pair<int, int>> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    std::string item = text.substr(at, comma - at);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    const std::size_t dash = item.find('-');
+    const auto a = whole(item.substr(0, dash));
+    const auto b = dash == std::string::npos ? a : whole(item.substr(dash + 1));
+    if (!a || !b || *b < *a) return std::nullopt;
+    out.push_back({*a, *b});
+    at = comma + 1;
+  }
+  return out;
+}
+
+std::string read_node_indices(const InputNode& n) {
+  const std::string text = n.as<std::string>();
+  n.require(parse_node_indices(text).has_value(),
+            "must be node index ranges (\"0-1,3\": nodes 0, 1 and 3), got \"" + text + "\"");
+  return text;
+}
+
+std::vector<std::string> read_partition_tenants(const InputNode& n) {
+  n.require(n.is_sequence(), "must be a list of tenants ([research, product])");
+  std::vector<std::string> out;
+  for (const InputNode& e : n.elements()) out.push_back(e.as<std::string>());
+  return out;
 }
 
 /// `set:` of a job or service: a mapping of scenario key path to value, written over its scenario.
@@ -89,6 +127,46 @@ const ParamTable<ClusterSpec>& cluster_params() {
   return t;
 }
 
+const ParamTable<PartitionSpec>& partition_params() {
+  static const ParamTable<PartitionSpec> t = [] {
+    ParamTable<PartitionSpec> p("partitions", "Slurm partitions: named sets of nodes that jobs name (a list; each "
+                                              "entry has these keys).");
+    p.field("name", &PartitionSpec::name, {.help = "the partition's name, unique in the file", .required = true});
+    p.field("nodes", &PartitionSpec::nodes,
+            {.help = "its nodes as a count: the nodes after the previous partition's last (the first's from node 0)",
+             .positive = true, .default_text = "give nodes or node_indices"});
+    ParamSpec indices{.key = "node_indices", .type = ParamType::text,
+                      .help = "its nodes as index ranges (\"0-1,3\"), instead of nodes; partitions may overlap",
+                      .default_text = "none"};
+    indices.check = [](const InputNode& n) { (void)read_node_indices(n); };
+    p.custom(std::move(indices), [](const InputNode& n, PartitionSpec& s) { s.node_indices = read_node_indices(n); });
+    p.field("max_time", &PartitionSpec::max_time,
+            {.help = "Slurm's MaxTime: a run that reaches it checkpoints and is requeued (a batch job longer than "
+                     "it never runs)",
+             .positive = true, .default_text = "no limit"});
+    ParamSpec tenants{.key = "tenants", .type = ParamType::list,
+                      .help = "tenants whose jobs may name it (Slurm's AllowAccounts)", .default_text = "every tenant"};
+    tenants.check = [](const InputNode& n) { (void)read_partition_tenants(n); };
+    p.custom(std::move(tenants), [](const InputNode& n, PartitionSpec& s) { s.tenants = read_partition_tenants(n); });
+    p.field("priority_tier", &PartitionSpec::priority_tier,
+            {.help = "Slurm's PriorityTier: pending jobs of a higher tier are considered first, before priority"});
+    p.check([](const InputNode& n, PartitionSpec& s) {
+      s.where = n.location();
+      if (n.has("nodes") == n.has("node_indices")) {
+        n.fail("give nodes (a count) or node_indices (\"0-1,3\"), one of them");
+      }
+    });
+    return p;
+  }();
+  return t;
+}
+
+/// `partition:` of a job: the name, and where it was written for the schedule's check.
+template <class T>
+void add_partition(ParamTable<T>& p, const char* help) {
+  p.field("partition", &T::partition, {.help = help, .default_text = "none: any node"});
+}
+
 const ParamTable<TrainingJobSpec>& training_params() {
   static const ParamTable<TrainingJobSpec> t = [] {
     ParamTable<TrainingJobSpec> p("training", "Training jobs (a list; each entry has these keys).");
@@ -114,8 +192,10 @@ const ParamTable<TrainingJobSpec>& training_params() {
             {.help = "time from a (re)start to the first step (scheduling, initialisation, checkpoint restore)",
              .min = 0.0, .default_text = "facility.reliability.restart_overhead"});
     add_set(p);
+    add_partition(p, "the partition it runs in (its nodes only)");
     p.check([](const InputNode& n, TrainingJobSpec& j) {
       j.where = n.location();
+      j.partition_where = n.has("partition") ? n.at("partition").location() : n.location();
       if (n.has("gpus") && (n.has("min_gpus") || n.has("max_gpus"))) {
         n.at("gpus").fail("give gpus (fixed) or min_gpus and max_gpus (elastic), not both");
       }
@@ -140,7 +220,11 @@ const ParamTable<BatchJobSpec>& batch_params() {
     p.field("memory_per_gpu", &BatchJobSpec::memory_per_gpu,
             {.help = "GPU memory it holds (for the out-of-memory check when GPUs are shared)", .min = 0.0,
              .default_text = "0: not checked"});
-    p.check([](const InputNode& n, BatchJobSpec& j) { j.where = n.location(); });
+    add_partition(p, "the partition it runs in (its nodes only)");
+    p.check([](const InputNode& n, BatchJobSpec& j) {
+      j.where = n.location();
+      j.partition_where = n.has("partition") ? n.at("partition").location() : n.location();
+    });
     return p;
   }();
   return t;
@@ -318,7 +402,11 @@ const ParamTable<TraceSpec>& trace_params() {
     p.field("limit", &TraceSpec::limit, {.help = "jobs at most, in submit order (0: all)", .min = 0.0});
     p.field("offset", &TraceSpec::offset,
             {.help = "the trace's first submit happens this long after the span starts", .min = 0.0});
-    p.check([](const InputNode& n, TraceSpec& spec) { spec.where = n.location(); });
+    add_partition(p, "the partition its jobs run in");
+    p.check([](const InputNode& n, TraceSpec& spec) {
+      spec.where = n.location();
+      spec.partition_where = n.has("partition") ? n.at("partition").location() : n.location();
+    });
     return p;
   }();
   return t;
@@ -347,6 +435,9 @@ const ParamTable<ScheduleConfig>& schedule_params() {
                      .default_text = "none"};
     quotas.check = [](const InputNode& n) { (void)read_quotas(n); };
     p.custom(quotas, [](const InputNode& n, ScheduleConfig& c) { c.quotas = read_quotas(n); });
+    p.custom_section(list_schema(partition_params()), [](const InputNode& n, ScheduleConfig& c) {
+      c.partitions = read_list(n, partition_params());
+    });
     p.field("failures", &ScheduleConfig::failures,
             {.help = "node failures at the facility's reliability rates (restart from the last checkpoint)"});
     p.field("seed", &ScheduleConfig::seed, {.help = "random seed of failures", .min = 0.0});
@@ -373,6 +464,30 @@ const ParamTable<ScheduleConfig>& schedule_params() {
       for (const auto& j : c.batch) unique(j.name, "batch");
       for (const auto& s : c.services) unique(s.name, "services");
       if (names.empty() && c.traces.empty()) n.fail("no work: give training, batch, services or traces entries");
+      std::map<std::string, const PartitionSpec*> parts;
+      std::string known;
+      for (const auto& part : c.partitions) {
+        if (!parts.emplace(part.name, &part).second) {
+          n.at("partitions").fail("the partition \"" + part.name + "\" is named twice");
+        }
+        known += (known.empty() ? "" : ", ") + part.name;
+      }
+      const auto in_partition = [&](const std::string& partition, const std::string& tenant, const SourceLocation& at,
+                                    const std::string& key) {
+        if (partition.empty()) return;
+        const auto it = parts.find(partition);
+        if (it == parts.end()) {
+          throw InputError(at, key, "unknown partition \"" + partition + "\"" +
+                                        (known.empty() ? "; the file declares no partitions" : "; the file's are " + known));
+        }
+        const auto& allowed = it->second->tenants;
+        if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), tenant) == allowed.end()) {
+          throw InputError(at, key, "tenant \"" + tenant + "\" may not use partition \"" + partition + "\"");
+        }
+      };
+      for (const auto& j : c.training) in_partition(j.partition, j.tenant, j.partition_where, "training." + j.name + ".partition");
+      for (const auto& j : c.batch) in_partition(j.partition, j.tenant, j.partition_where, "batch." + j.name + ".partition");
+      for (const auto& tr : c.traces) in_partition(tr.partition, tr.tenant, tr.partition_where, "traces.partition");
     });
     return p;
   }();
@@ -382,6 +497,30 @@ const ParamTable<ScheduleConfig>& schedule_params() {
 }  // namespace
 
 const ParamSection& schedule_schema() { return schedule_params().schema(); }
+
+std::vector<int> partition_nodes(const PartitionSpec& p, int next, int nodes) {
+  std::vector<std::pair<int, int>> ranges;
+  if (p.nodes > 0) {
+    ranges = {{next, next + p.nodes - 1}};
+  } else if (auto r = parse_node_indices(p.node_indices)) {
+    ranges = *r;
+  } else {
+    throw InputError(p.where, "partitions." + p.name, "gives neither nodes nor node_indices");
+  }
+  std::vector<int> out;
+  for (const auto& [a, b] : ranges) {
+    if (b >= nodes) {
+      throw InputError(p.where, "partitions." + p.name + (p.nodes > 0 ? ".nodes" : ".node_indices"),
+                       "node " + std::to_string(b) + " is beyond the cluster's " + std::to_string(nodes) +
+                           " nodes (0 to " + std::to_string(nodes - 1) + ")" +
+                           (p.nodes > 0 ? ", counting on from the previous partition's last" : ""));
+    }
+    for (int k = a; k <= b; ++k) out.push_back(k);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 ScheduleConfig parse_schedule(const InputNode& root, const std::string& path) {
   ScheduleConfig c;

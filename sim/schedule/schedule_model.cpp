@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/collectives/network_options.hpp"
 #include "sim/facility/price_book.hpp"
@@ -403,8 +404,47 @@ ScheduleRun run_schedule(const ScheduleConfig& config) {
   cluster_model(config, run);
   const ColocationParams params =
       config.colocation.empty() ? ColocationParams::shipped() : load_colocation_params(config.colocation);
-  for (const auto& spec : config.training) run.jobs.push_back(training_job(spec, run.notes));
-  for (const auto& spec : config.batch) run.jobs.push_back(batch_job(spec));
+  // Partitions resolved against the cluster's nodes; each job takes its partition's nodes, tier and max_time.
+  struct Partition {
+    std::vector<int> nodes;
+    int tier = 0;
+    double max_run_s = 0;
+  };
+  std::map<std::string, Partition> partitions;
+  {
+    const int per = run.cluster.gpus_per_node;
+    const int node_count = (run.cluster.gpus + per - 1) / per;
+    int next = 0;
+    for (const auto& p : config.partitions) {
+      Partition& r = partitions[p.name];
+      r.nodes = partition_nodes(p, next, node_count);
+      r.tier = p.priority_tier;
+      r.max_run_s = p.max_time ? p.max_time->seconds() : 0.0;
+      next = r.nodes.back() + 1;
+      std::string list;
+      for (int n : r.nodes) list += (list.empty() ? "" : ",") + std::to_string(n);
+      run.notes.push_back(fmt::format("partition {}: nodes {} ({} GPUs), max_time {}, priority tier {}{}", p.name, list,
+                                      static_cast<int>(r.nodes.size()) * per,
+                                      p.max_time ? fmt::format("{:.1f} h", r.max_run_s / 3600) : "none", r.tier,
+                                      p.tenants.empty() ? "" : ", tenants " + fmt::format("{}", fmt::join(p.tenants, ", "))));
+    }
+  }
+  const auto in_partition = [&](WorkJob& j, const std::string& name) {
+    if (name.empty()) return;
+    const Partition& p = partitions.at(name);
+    j.partition = name;
+    j.nodes = p.nodes;
+    j.tier = p.tier;
+    j.max_run_s = p.max_run_s;
+  };
+  for (const auto& spec : config.training) {
+    run.jobs.push_back(training_job(spec, run.notes));
+    in_partition(run.jobs.back(), spec.partition);
+  }
+  for (const auto& spec : config.batch) {
+    run.jobs.push_back(batch_job(spec));
+    in_partition(run.jobs.back(), spec.partition);
+  }
   for (const auto& trace : config.traces) {
     TraceRead read;
     try {
@@ -421,6 +461,7 @@ ScheduleRun run_schedule(const ScheduleConfig& config) {
       b.submit = Time::from_seconds(t.submit_s);
       b.priority = t.priority;
       run.jobs.push_back(batch_job(b));
+      in_partition(run.jobs.back(), trace.partition);
     }
     run.notes.push_back(fmt::format("trace {} ({}): {} jobs read as batch jobs, {} rows skipped (no GPUs or no "
                                     "run time)",

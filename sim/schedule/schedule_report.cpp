@@ -47,6 +47,10 @@ nlohmann::ordered_json schedule_json(const ScheduleRun& run) {
     x["oom_kills"] = o.oom_kills;
     x["energy_kwh"] = o.energy_j / 3.6e6;
     x["cost_usd"] = o.cost_usd;
+    if (!o.partition.empty()) {
+      x["partition"] = o.partition;
+      x["time_limits"] = o.time_limits;
+    }
     if (!o.never_fits.empty()) x["never_fits"] = o.never_fits;
     jobs.push_back(std::move(x));
   }
@@ -124,6 +128,10 @@ std::string schedule_summary(const ScheduleRun& run) {
                      hours(j.submitted_s), t(j.started_s),
                      j.finished_s ? t(j.finished_s) : fmt::format("{:.0f}%", 100 * j.progress), hours(j.queued_s),
                      j.gpu_hours, hours(j.lost_work_s), fmt::format("${:.0f}", j.cost_usd));
+    if (!j.partition.empty()) {
+      o << "      partition " << j.partition
+        << (j.time_limits > 0 ? fmt::format("; stopped at its max_time {} times", j.time_limits) : "") << "\n";
+    }
     if (!j.never_fits.empty()) o << "      never fits: " << j.never_fits << "\n";
   }
   if (!r.services.empty()) {
