@@ -82,9 +82,9 @@ std::vector<LatencyPoint> read_latency_csv(const std::string& path) {
       throw InputError(at(batch_col), "batch", "must be a positive whole number, got \"" + b + "\"");
     }
     if (!out.empty() && static_cast<int>(*batch) <= out.back().batch) {
-      throw InputError(at(batch_col), "batch",
-                       "must be above the previous row's " + std::to_string(out.back().batch) +
-                           " (batches ascending, each once)");
+      throw InputError(
+          at(batch_col), "batch",
+          "must be above the previous row's " + std::to_string(out.back().batch) + " (batches ascending, each once)");
     }
     if (out.empty() && *batch != 1) {
       throw InputError(at(batch_col), "batch",
@@ -110,8 +110,8 @@ LatencyCurve::LatencyCurve(std::vector<LatencyPoint> points) : points_(std::move
 
 double LatencyCurve::at(int batch) const {
   if (batch < 1 || batch > largest_batch()) throw std::out_of_range("batch outside the measured table");
-  const auto hi = std::lower_bound(points_.begin(), points_.end(), batch,
-                                   [](const LatencyPoint& p, int b) { return p.batch < b; });
+  const auto hi =
+      std::lower_bound(points_.begin(), points_.end(), batch, [](const LatencyPoint& p, int b) { return p.batch < b; });
   if (hi->batch == batch) return hi->latency_s;
   const auto lo = hi - 1;
   const double w = static_cast<double>(batch - lo->batch) / static_cast<double>(hi->batch - lo->batch);
@@ -159,8 +159,9 @@ ReplicaProbe probe_measured_replica(const LatencyCurve& curve, const ReplicaProb
   }
   const double slo = spec.slo_s * (1 + 1e-9);  // rounding of a nanosecond at most
   p.requests = static_cast<std::int64_t>(n);
-  p.attainment = static_cast<double>(std::count_if(latency.begin(), latency.end(), [&](double l) { return l <= slo; })) /
-                 static_cast<double>(n);
+  p.attainment =
+      static_cast<double>(std::count_if(latency.begin(), latency.end(), [&](double l) { return l <= slo; })) /
+      static_cast<double>(n);
   const std::size_t rank = static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n))) - 1;
   std::nth_element(latency.begin(), latency.begin() + static_cast<std::ptrdiff_t>(rank), latency.end());
   p.latency_p99_s = latency[rank];

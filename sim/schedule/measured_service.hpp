@@ -74,15 +74,15 @@ struct ReplicaProbe {
 /// The probe's inputs besides the rate.
 struct ReplicaProbeSpec {
   BatchingRule batching;
-  double slo_s = 0;          ///< a request meets the SLO when its latency is at most this
+  double slo_s = 0;  ///< a request meets the SLO when its latency is at most this
   RequestDistribution arrivals = RequestDistribution::poisson;
   std::uint64_t seed = 1;
 };
 
 /// Requests arriving at `rate`/s over `duration_s` (all served, the queue drained) with every batch `slowdown`
 /// times its measured latency (a co-located job's share of the GPU; the queue-delay timer is not slowed).
-[[nodiscard]] ReplicaProbe probe_measured_replica(const LatencyCurve& curve, const ReplicaProbeSpec& spec,
-                                                  double rate, double slowdown, double duration_s);
+[[nodiscard]] ReplicaProbe probe_measured_replica(const LatencyCurve& curve, const ReplicaProbeSpec& spec, double rate,
+                                                  double slowdown, double duration_s);
 /// How long a probe at `rate` requests/s runs: about 20,000 arrivals, at least a minute and at most an hour.
 [[nodiscard]] double measured_probe_duration(double rate);
 

@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -52,9 +51,10 @@ TEST(ScheduleCli, TheMeasuredRecommendationExampleWritesItsKeys) {
 TEST(ScheduleCli, ABadLatencyTableIsLocatedAndNothingIsWritten) {
   const fs::path d = schedule_cli_dir();
   std::ofstream(d / "table.csv") << "batch,latency_s\n1,0.002\n8,0.003\n4,0.004\n";
-  std::ofstream(d / "s.yaml") << "format_version: 1\nname: t\ncluster:\n  scenario: " << CS_SOURCE_DIR
-                              << "/scenarios/gpt3-13b-32xh100-one-switch.yaml\nservices:\n  - name: r\n    rate: [100]\n"
-                                 "    measured: {latency_file: table.csv, slo: 20ms}\n";
+  std::ofstream(d / "s.yaml")
+      << "format_version: 1\nname: t\ncluster:\n  scenario: " << CS_SOURCE_DIR
+      << "/scenarios/gpt3-13b-32xh100-one-switch.yaml\nservices:\n  - name: r\n    rate: [100]\n"
+         "    measured: {latency_file: table.csv, slo: 20ms}\n";
   const auto o = e2e::run_cli("schedule " + (d / "s.yaml").string() + " --json " + (d / "r.json").string());
   EXPECT_NE(o.status, 0);
   EXPECT_NE(o.output.find("table.csv:4:1: batch: must be above the previous row's 8"), std::string::npos) << o.output;

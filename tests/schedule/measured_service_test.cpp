@@ -1,12 +1,13 @@
 // Services given by measured latency against batch size: the table's interpolation, the batcher on arrivals whose
 // every latency is worked out by hand, the replicas a rate needs, the located errors of a bad table, and the
 // shipped example (the seed's recommendation model by day, training by night) under two isolations.
+#include "sim/schedule/measured_service.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "sim/schedule/measured_service.hpp"
 #include "sim/schedule/schedule_config.hpp"
 #include "sim/schedule/schedule_model.hpp"
 #include "sim/schedule/schedule_report.hpp"
@@ -36,8 +37,8 @@ TEST(MeasuredService, LatencyIsInterpolatedLinearlyBetweenMeasuredBatchesAndNeve
   const LatencyCurve c({{1, 0.010}, {5, 0.030}, {9, 0.040}});
   EXPECT_DOUBLE_EQ(c.at(1), 0.010);
   EXPECT_DOUBLE_EQ(c.at(5), 0.030);
-  EXPECT_DOUBLE_EQ(c.at(3), 0.020);   // 10 + (3 - 1) / (5 - 1) x (30 - 10) ms
-  EXPECT_DOUBLE_EQ(c.at(7), 0.035);   // 30 + (7 - 5) / (9 - 5) x (40 - 30) ms
+  EXPECT_DOUBLE_EQ(c.at(3), 0.020);  // 10 + (3 - 1) / (5 - 1) x (30 - 10) ms
+  EXPECT_DOUBLE_EQ(c.at(7), 0.035);  // 30 + (7 - 5) / (9 - 5) x (40 - 30) ms
   EXPECT_DOUBLE_EQ(c.at(9), 0.040);
   EXPECT_THROW((void)c.at(10), std::out_of_range);
   EXPECT_THROW((void)c.at(0), std::out_of_range);
@@ -51,7 +52,8 @@ TEST(MeasuredService, ALoneRequestWaitsTheQueueDelayThenRunsAsABatchOfOne) {
   // 10 requests/s, equal gaps of 100 ms: each arrives to an idle replica and an empty queue, waits the 5 ms
   // delay for company that never comes, and runs alone in 10 ms: every latency is 15 ms.
   const LatencyCurve c({{1, 0.010}, {8, 0.030}});
-  ReplicaProbeSpec s{.batching = {.max_batch = 8, .max_queue_delay_s = 0.005}, .slo_s = 0.015,
+  ReplicaProbeSpec s{.batching = {.max_batch = 8, .max_queue_delay_s = 0.005},
+                     .slo_s = 0.015,
                      .arrivals = RequestDistribution::constant};
   const ReplicaProbe p = probe_measured_replica(c, s, 10.0, 1.0, 60.0);
   EXPECT_EQ(p.requests, 600);
@@ -70,7 +72,8 @@ TEST(MeasuredService, AFullBatchIsDispatchedWithoutWaitingForTheDelay) {
   // ms; the batch is full at 3 ms and runs to 5 ms: latencies 5, 4, 3, 2 ms. The next four arrive at 4..7 ms, the
   // replica is free at 5, full at 7, done at 9: the same 5, 4, 3, 2 ms, and so on. Busy 2 ms in every 4.
   const LatencyCurve c({{1, 0.001}, {4, 0.002}});
-  ReplicaProbeSpec s{.batching = {.max_batch = 4, .max_queue_delay_s = 0.010}, .slo_s = 0.004,
+  ReplicaProbeSpec s{.batching = {.max_batch = 4, .max_queue_delay_s = 0.010},
+                     .slo_s = 0.004,
                      .arrivals = RequestDistribution::constant};
   const ReplicaProbe p = probe_measured_replica(c, s, 1000.0, 1.0, 60.0);
   EXPECT_EQ(p.requests, 60000);
@@ -87,8 +90,8 @@ TEST(MeasuredService, ReplicasNeededAreRateTimesLatencyOverBatchWhenLatencyIsFla
   // any bound. On 3 (333/s, a request every 3 ms) at most 7 arrive per batch: each waits at most one batch in
   // progress plus its own, under 40 ms.
   const LatencyCurve c({{1, 0.020}, {8, 0.020}});
-  ReplicaProbeSpec s{.batching = {.max_batch = 8, .max_queue_delay_s = 0}, .slo_s = 0.045,
-                     .arrivals = RequestDistribution::constant};
+  ReplicaProbeSpec s{
+      .batching = {.max_batch = 8, .max_queue_delay_s = 0}, .slo_s = 0.045, .arrivals = RequestDistribution::constant};
   MeasuredReplicaModel m(c, s, 0.99);
   EXPECT_EQ(m.replicas_for(1000.0), 3);
   EXPECT_LT(m.evaluate(1000.0 / 3, 1.0).latency_p99_s, 0.040);
@@ -129,8 +132,9 @@ TEST(MeasuredService, AMalformedTableFileIsLocatedAtItsLineAndColumn) {
 const std::string kMeasuredCluster = std::string(CS_SOURCE_DIR) + "/scenarios/gpt3-13b-32xh100-one-switch.yaml";
 
 std::string schedule_error(const std::string& services) {
-  const std::string path = measured_tmp("sched.yaml", "format_version: 1\nname: t\ncluster:\n  scenario: " +
-                                                          kMeasuredCluster + "\nservices:\n" + services);
+  const std::string path =
+      measured_tmp("sched.yaml", "format_version: 1\nname: t\ncluster:\n  scenario: " + kMeasuredCluster +
+                                     "\nservices:\n" + services);
   try {
     (void)load_schedule_file(path);
   } catch (const InputError& e) {
@@ -142,12 +146,15 @@ std::string schedule_error(const std::string& services) {
 TEST(MeasuredService, TheScheduleFileRefusesABadMeasuredBlockAtItsKey) {
   const std::string head = "  - name: r\n    rate: [100]\n    measured:\n";
   // Inline table: fine, then a batch that goes back down, then an unknown key, then max_batch beyond the table.
-  EXPECT_EQ(schedule_error(head + "      latency: [{batch: 1, latency: 2ms}, {batch: 8, latency: 3ms}]\n      slo: 20ms\n"),
-            "");
-  EXPECT_NE(schedule_error(head + "      latency: [{batch: 1, latency: 2ms}, {batch: 1, latency: 3ms}]\n      slo: 20ms\n")
-                .find("sched.yaml:9:51: services[0].measured.latency[1].batch: must be above the previous"),
-            std::string::npos)
-      << schedule_error(head + "      latency: [{batch: 1, latency: 2ms}, {batch: 1, latency: 3ms}]\n      slo: 20ms\n");
+  EXPECT_EQ(
+      schedule_error(head + "      latency: [{batch: 1, latency: 2ms}, {batch: 8, latency: 3ms}]\n      slo: 20ms\n"),
+      "");
+  EXPECT_NE(
+      schedule_error(head + "      latency: [{batch: 1, latency: 2ms}, {batch: 1, latency: 3ms}]\n      slo: 20ms\n")
+          .find("sched.yaml:9:51: services[0].measured.latency[1].batch: must be above the previous"),
+      std::string::npos)
+      << schedule_error(head +
+                        "      latency: [{batch: 1, latency: 2ms}, {batch: 1, latency: 3ms}]\n      slo: 20ms\n");
   EXPECT_NE(schedule_error(head + "      latency: [{batch: 1, latency: 2ms}]\n      slo: 20ms\n      max_batchs: 4\n")
                 .find("sched.yaml:11:7"),
             std::string::npos);

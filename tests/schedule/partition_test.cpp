@@ -49,10 +49,9 @@ const JobOutcome& part_outcome(const ScheduleResult& r, const std::string& name)
 TEST(Partitions, AJobRunsOnlyOnItsPartitionsNodesAndAFullPartitionQueues) {
   // Partition "small" is node 0 (GPUs 0-7). s1 and s2 (8 GPUs, 1 h, both at 0) share it: s1 0-1 h, s2 queues and
   // runs 1-2 h although 24 GPUs are free elsewhere; free (8 GPUs, no partition) starts at 0 on node 1.
-  const auto r = simulate_cluster(part_cluster(Policy::backfill),
-                                  {part_job("s1", 8, 1, "small", {0}), part_job("s2", 8, 1, "small", {0}),
-                                   part_job("free", 8, 1)},
-                                  {});
+  const auto r = simulate_cluster(
+      part_cluster(Policy::backfill),
+      {part_job("s1", 8, 1, "small", {0}), part_job("s2", 8, 1, "small", {0}), part_job("free", 8, 1)}, {});
   EXPECT_DOUBLE_EQ(*part_outcome(r, "s1").started_s, 0);
   EXPECT_DOUBLE_EQ(*part_outcome(r, "s2").started_s, 1 * kPh);
   EXPECT_DOUBLE_EQ(*part_outcome(r, "s2").finished_s, 2 * kPh);
@@ -95,11 +94,11 @@ TEST(Partitions, BackfillReservesPerPartition) {
   // at 2 h; A's head is then a3, reserved at 3 h (a2's end) with 4 spare, and x fits in those: starts at 2 h.
   // a3 runs 3-6 h.
   const std::vector<int> a{0};
-  const auto r = simulate_cluster(part_cluster(Policy::backfill),
-                                  {part_job("a1", 4, 2, "A", a), part_job("a2", 8, 1, "A", a),
-                                   part_job("a3", 4, 3, "A", a), part_job("a4", 4, 1, "A", a),
-                                   part_job("b", 8, 3, "B", {1}), part_job("x", 4, 3)},
-                                  {});
+  const auto r =
+      simulate_cluster(part_cluster(Policy::backfill),
+                       {part_job("a1", 4, 2, "A", a), part_job("a2", 8, 1, "A", a), part_job("a3", 4, 3, "A", a),
+                        part_job("a4", 4, 1, "A", a), part_job("b", 8, 3, "B", {1}), part_job("x", 4, 3)},
+                       {});
   EXPECT_DOUBLE_EQ(*part_outcome(r, "a4").started_s, 0);
   EXPECT_DOUBLE_EQ(*part_outcome(r, "b").started_s, 0);
   EXPECT_DOUBLE_EQ(*part_outcome(r, "a2").started_s, 2 * kPh);
@@ -195,14 +194,15 @@ TEST(Partitions, TheShippedPartitionsExampleKeepsEachJobOnItsNodes) {
   // long = nodes 0-1 (GPUs 0-15), short = nodes 2-3 (GPUs 16-31). In short: eval-a (16 GPUs, 2 h, at 1 h) takes
   // both nodes 1-3 h; eval-b (8 GPUs, 3 h) and eval-c (8 GPUs, 1 h), submitted at 1 h and 2 h, wait for it and
   // run side by side from 3 h; the 6-hour sweep never fits the 4-hour max_time.
-  const ScheduleRun run = run_schedule(
-      load_schedule_file(std::string(CS_SOURCE_DIR) + "/scenarios/schedules/partitions-32xh100.yaml"));
+  const ScheduleRun run =
+      run_schedule(load_schedule_file(std::string(CS_SOURCE_DIR) + "/scenarios/schedules/partitions-32xh100.yaml"));
   const auto& r = run.result;
   EXPECT_DOUBLE_EQ(*part_outcome(r, "eval-a").started_s, 1 * kPh);
   EXPECT_DOUBLE_EQ(*part_outcome(r, "eval-a").finished_s, 3 * kPh);
   EXPECT_DOUBLE_EQ(*part_outcome(r, "eval-b").started_s, 3 * kPh);
   EXPECT_DOUBLE_EQ(*part_outcome(r, "eval-c").started_s, 3 * kPh);
-  EXPECT_EQ(part_outcome(r, "sweep-6h").never_fits, "runs 6.00 h without a checkpoint, partition short's max_time is 4.00 h");
+  EXPECT_EQ(part_outcome(r, "sweep-6h").never_fits,
+            "runs 6.00 h without a checkpoint, partition short's max_time is 4.00 h");
   ASSERT_TRUE(part_outcome(r, "gpt3-13b-pretrain").finished_s);
   for (const auto& iv : r.intervals) {
     const bool in_long = iv.who == "gpt3-13b-pretrain";
