@@ -124,7 +124,9 @@ double LatencyCurve::peak_throughput(int max_batch) const {
   return best;
 }
 
-double measured_probe_duration(double rate) { return std::clamp(20000.0 / rate, 60.0, 3600.0); }
+double measured_probe_duration(double rate) {
+  return std::min(std::clamp(20000.0 / rate, 60.0, 3600.0), 1e6 / rate);
+}
 
 ReplicaProbe probe_measured_replica(const LatencyCurve& curve, const ReplicaProbeSpec& spec, double rate,
                                     double slowdown, double duration_s) {

@@ -83,7 +83,9 @@ struct ReplicaProbeSpec {
 /// times its measured latency (a co-located job's share of the GPU; the queue-delay timer is not slowed).
 [[nodiscard]] ReplicaProbe probe_measured_replica(const LatencyCurve& curve, const ReplicaProbeSpec& spec, double rate,
                                                   double slowdown, double duration_s);
-/// How long a probe at `rate` requests/s runs: about 20,000 arrivals, at least a minute and at most an hour.
+/// How long a probe at `rate` requests/s runs: about 20,000 arrivals, at least a minute and at most an hour, and
+/// never more than 1,000,000 arrivals (16 MB of times; a replica left with a whole service's rate is overloaded
+/// whatever the length, and its p99 is a lower bound that grows with it).
 [[nodiscard]] double measured_probe_duration(double rate);
 
 /// A measured service's sizing and hourly evaluation, memoised (the autoscaler asks for the same rates each day).
