@@ -289,7 +289,11 @@ nlohmann::ordered_json serving_plan_json(const ServingPlan& plan, const std::str
              {"max_seqs", c.engine.max_seqs},
              {"max_batched_tokens", chunked ? J(nullptr) : J(c.engine.max_batched_tokens)},
              {"token_budget", chunked ? J(c.engine.token_budget) : J(nullptr)},
-             {"replicas", d.replicas},
+             {"replicas", d.disaggregated() ? J(nullptr) : J(d.replicas)},
+             {"prefill", d.disaggregated() ? J{{"replicas", d.prefill.replicas}, {"tp", d.pool(PoolRole::prefill).tp}}
+                                           : J(nullptr)},
+             {"decode", d.disaggregated() ? J{{"replicas", d.decode.replicas}, {"tp", d.pool(PoolRole::decode).tp}}
+                                          : J(nullptr)},
              {"gpus", c.gpus},
              {"fits", c.fits},
              {"meets_slo", c.meets_slo},
