@@ -41,9 +41,10 @@ namespace {
 
 ParamTable<ReplicaPool> pool_params(const std::string& key, const std::string& help) {
   ParamTable<ReplicaPool> p(key, help);
-  p.field("replicas", &ReplicaPool::replicas, {.help = "replicas of this pool", .positive = true, .required = true});
+  p.field("replicas", &ReplicaPool::replicas,
+          {.help = key + " replicas of a disaggregated deployment", .positive = true, .required = true});
   p.field("tp", &ReplicaPool::tp,
-          {.help = "tensor-parallel degree of this pool's replicas (within a node)", .positive = true,
+          {.help = "tensor-parallel degree of the " + key + " replicas (within a node)", .positive = true,
            .default_text = "deployment.tp"});
   return p;
 }

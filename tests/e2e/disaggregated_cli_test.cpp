@@ -63,7 +63,9 @@ TEST(DisaggregatedCli, PlanSearchesThePrefillDecodeRatio) {
   EXPECT_GE(best["slo_attainment"].get<double>(), 0.99);
   // Each split is at its fewest decode replicas: the cheapest that meets the SLO is first.
   for (const auto& d : j["deployments"]) {
-    if (d["meets_slo"].get<bool>()) EXPECT_GE(d["cost_usd_per_hour"].get<double>(), best["cost_usd_per_hour"].get<double>() - 0.01);
+    if (d["meets_slo"].get<bool>()) {
+      EXPECT_GE(d["cost_usd_per_hour"].get<double>(), best["cost_usd_per_hour"].get<double>() - 0.01);
+    }
   }
 }
 
