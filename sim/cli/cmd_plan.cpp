@@ -35,7 +35,9 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
                      "{:.0f} ms for {:.1f}% of requests\n",
                      r.model_name, r.max_gpus, r.gpu_name, r.rate, r.slo.ttft.seconds() * 1e3,
                      r.slo.tpot.seconds() * 1e3, 100 * r.slo.attainment);
-  out << fmt::format("  {} deployments, {} replica probes ({}) in {:.1f} s\n\n", r.deployments.size(), r.probes,
+  const bool whole = !r.deployments.empty() && r.deployments.front().deployment.disaggregated();
+  out << fmt::format("  {} deployments, {} {} ({}) in {:.1f} s\n\n", r.deployments.size(), r.probes,
+                     whole ? "whole-service probes" : "replica probes",
                      opt.probe_duration ? fmt::format("{:.0f} s of arrivals each", a.probe_seconds)
                                         : std::string("each the scenario's window, at least 1,500 requests"),
                      r.seconds);

@@ -73,8 +73,8 @@ std::string service_summary(const Scenario& sc, const RunResult& r) {
                      sc.topology.name(), sc.model.name, sc.model.total_params() / 1e9);
   if (c.deployment.disaggregated()) {
     const Deployment p = c.deployment.pool(PoolRole::prefill), d = c.deployment.pool(PoolRole::decode);
-    out += fmt::format("  deployment: disaggregated, prefill {} x TP{} and decode {} x TP{} (PP{} EP{}), weights {}, KV "
-                       "cache {}; engine {}\n",
+    out += fmt::format("  deployment: disaggregated, prefill {} x TP{} and decode {} x TP{} (PP{} EP{}), weights {}, "
+                       "KV cache {}; engine {}\n",
                        p.replicas, p.tp, d.replicas, d.tp, c.deployment.pp, c.deployment.ep,
                        to_string(c.deployment.weights), to_string(c.deployment.kv_cache),
                        batching_names().name(c.engine.batching));

@@ -278,9 +278,9 @@ ServingPlan evaluate_all(const SearchContext& ctx, std::size_t n,
   plan.max_gpus = ctx.max_gpus;
   plan.slo = base.slo;
   plan.deployments.resize(n);
-  const int threads = std::max(
-      1, std::min<int>(ctx.options.threads > 0 ? ctx.options.threads : static_cast<int>(std::thread::hardware_concurrency()),
-                       static_cast<int>(n)));
+  const int wanted =
+      ctx.options.threads > 0 ? ctx.options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int threads = std::max(1, std::min<int>(wanted, static_cast<int>(n)));
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
   const auto work = [&](std::size_t worker) {

@@ -35,7 +35,9 @@ class DisaggregatedSim {
         transfers_(engine_, topology) {
     const auto make = [&](const PoolModel& pool, ReplicaRole role, std::vector<Replica>& into) {
       into.reserve(static_cast<std::size_t>(pool.replicas));
-      for (int i = 0; i < pool.replicas; ++i) into.emplace_back(config.engine, pool.cost, pool.memory.blocks, requests_, role);
+      for (int i = 0; i < pool.replicas; ++i) {
+        into.emplace_back(config.engine, pool.cost, pool.memory.blocks, requests_, role);
+      }
     };
     make(prefill, ReplicaRole::prefill, prefills_);
     make(decode, ReplicaRole::decode, decodes_);
@@ -159,9 +161,9 @@ class DisaggregatedSim {
       Handoff& h = handoffs_[static_cast<std::size_t>(id)];
       h.sent = engine_.now();
       const std::int64_t tokens = requests_[static_cast<std::size_t>(id)].computed;
-      transfers_.send(kv_transfer_flows(prefill_.placement, h.prefill, decode_.placement, d, decode_.memory.kv_per_token,
-                                        tokens),
-                      [this, id] { transferred(id); });
+      transfers_.send(
+          kv_transfer_flows(prefill_.placement, h.prefill, decode_.placement, d, decode_.memory.kv_per_token, tokens),
+          [this, id] { transferred(id); });
     }
   }
 
@@ -209,13 +211,14 @@ PoolPlacement pool_placement(const Deployment& deployment, PoolRole role) {
 ServingRun simulate_disaggregated(const ServingConfig& config, const PoolModel& prefill, const PoolModel& decode,
                                   const Topology& topology, const std::vector<TraceRequest>* trace) {
   if (prefill.replicas < 1 || decode.replicas < 1) {
-    throw InputError({}, "serving.deployment", "a disaggregated deployment needs at least one prefill and one decode replica");
-  }
-  if (decode.placement.first_gpu + decode.replicas * decode.placement.gpus_per_replica() > topology.gpu_count()) {
     throw InputError({}, "serving.deployment",
-                     "the prefill and decode pools need " +
-                         std::to_string(decode.placement.first_gpu + decode.replicas * decode.placement.gpus_per_replica()) +
-                         " GPUs; the topology has " + std::to_string(topology.gpu_count()));
+                     "a disaggregated deployment needs at least one prefill and one decode replica");
+  }
+  const int gpus = decode.placement.first_gpu + decode.replicas * decode.placement.gpus_per_replica();
+  if (gpus > topology.gpu_count()) {
+    throw InputError({}, "serving.deployment",
+                     "the prefill and decode pools need " + std::to_string(gpus) + " GPUs; the topology has " +
+                         std::to_string(topology.gpu_count()));
   }
   DisaggregatedSim sim(config, prefill, decode, topology, trace);
   return sim.run();

@@ -27,7 +27,10 @@ ReplicaMemory plan_pool_memory(const IterationCost& cost, const EngineConfig& en
   try {
     return plan_replica_memory(cost.sharded(), engine, gpu_memory);
   } catch (const InputError& e) {
-    throw InputError(e.where(), "serving.deployment." + std::string(pool), e.message());
+    if (e.key_path() == "serving.deployment") {
+      throw InputError(e.where(), "serving.deployment." + std::string(pool), e.message());
+    }
+    throw InputError(e.where(), e.key_path(), "the " + std::string(pool) + " pool: " + e.message());
   }
 }
 
@@ -44,7 +47,8 @@ ServingRun run_disaggregated_serving(const ServingConfig& config, const ModelSpe
   const ReplicaMemory decode_memory = plan_pool_memory(decode_cost, config.engine, gpu_memory, "decode");
   std::vector<TraceRequest> trace;
   if (config.load.arrivals == ArrivalKind::trace) trace = load_request_trace(config.load.trace);
-  const PoolModel prefill{prefill_cost, prefill_memory, pd.replicas, pool_placement(config.deployment, PoolRole::prefill)};
+  const PoolModel prefill{prefill_cost, prefill_memory, pd.replicas,
+                          pool_placement(config.deployment, PoolRole::prefill)};
   const PoolModel decode{decode_cost, decode_memory, dd.replicas, pool_placement(config.deployment, PoolRole::decode)};
   return simulate_disaggregated(config, prefill, decode, topology,
                                 config.load.arrivals == ArrivalKind::trace ? &trace : nullptr);

@@ -19,7 +19,8 @@ namespace cs {
 
 /// A disaggregated deployment (config.deployment.disaggregated()): each pool priced and its memory planned at its
 /// own tp with its own TP collectives (`prefill_comm`, `decode_comm`), the KV caches sent over `topology`
-/// (sim/serving/disaggregated_sim.hpp). Throws InputError as run_serving does, naming the pool that does not fit.
+/// (sim/serving/disaggregated_sim.hpp). Throws InputError as run_serving does, naming the pool that does not fit
+/// (at serving.deployment.prefill or .decode).
 [[nodiscard]] ServingRun run_disaggregated_serving(const ServingConfig& config, const ModelSpec& model,
                                                    const ComputeCostModel& compute, const ReplicaComm& prefill_comm,
                                                    const ReplicaComm& decode_comm, const Topology& topology,

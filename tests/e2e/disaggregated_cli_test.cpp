@@ -48,7 +48,8 @@ TEST(DisaggregatedCli, TheShippedServiceReportsPoolsTransfersAndCost) {
 }
 
 TEST(DisaggregatedCli, PlanSearchesThePrefillDecodeRatio) {
-  const auto o = run_cli("plan " + disaggregated_service() + " -j 1 --probe-seconds 120 --json -", /*with_stderr=*/false);
+  const auto o =
+      run_cli("plan " + disaggregated_service() + " -j 1 --probe-seconds 120 --json -", /*with_stderr=*/false);
   ASSERT_EQ(o.status, 0) << o.output;
   const auto j = nlohmann::json::parse(o.output);
   EXPECT_EQ(j["kind"], "serving_plan");

@@ -126,7 +126,9 @@ TEST(ServiceScenario, ADisaggregatedServiceReportsItsPoolsAndTransfers) {
   EXPECT_NEAR(r.serving->gpu_busy, (d.prefill.gpu_busy + d.decode.gpu_busy) / 2, 1e-12);
   ASSERT_TRUE(r.tco);
   const auto j = to_json(sc, r);
-  for (const char* key : {"prefill", "decode", "kv_transfer"}) EXPECT_TRUE(j["serving"]["disaggregated"].contains(key)) << key;
+  for (const char* key : {"prefill", "decode", "kv_transfer"}) {
+    EXPECT_TRUE(j["serving"]["disaggregated"].contains(key)) << key;
+  }
   EXPECT_TRUE(j["serving"]["disaggregated"]["kv_transfer"]["time_s"].contains("p99"));
   const std::string summary = text_summary(sc, r);
   EXPECT_NE(summary.find("KV transfers"), std::string::npos) << summary;
@@ -144,6 +146,19 @@ TEST(ServiceScenario, BadDisaggregatedServicesAreLocated) {
   const std::string wide =
       located(service("24", "{tp: 8, prefill: {replicas: 1}, decode: {replicas: 1, tp: 16}}", load), "wide.yaml");
   EXPECT_NE(wide.find("serving.deployment.decode: tp 16 spans more than one 8-GPU node"), std::string::npos) << wide;
+  // A pool whose weights do not fit its GPUs at its own tp says which pool, with the memory plan's numbers: Llama 3
+  // 8B's 15 GiB of weights on one GPU do not fit 20% of 80 GB; at tp 4 the decode pool's would.
+  const Scenario small = load_scenario_text(
+      service("8", "{tp: 4, prefill: {replicas: 4, tp: 1}, decode: {replicas: 1}}\n  engine: {memory_utilization: 0.2}",
+              load),
+      "small.yaml");
+  try {
+    (void)run_scenario(small);
+    ADD_FAILURE() << "the prefill pool's weights should not fit";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "serving.deployment.prefill");
+    EXPECT_NE(e.message().find("the weights do not fit"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ServiceScenario, ATraceIsReadBesideTheScenario) {

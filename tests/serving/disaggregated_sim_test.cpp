@@ -149,7 +149,7 @@ TEST(KvTransfer, UnequalTpDegreesSplitEachDecodeGpusShare) {
   EXPECT_EQ(narrow[1].src_gpu, 4);
   EXPECT_EQ(narrow[2].src_gpu, 5);
   EXPECT_EQ(narrow[3].dst_gpu, 11);
-  EXPECT_EQ(narrow[4].src_gpu, 6);   // stage 1
+  EXPECT_EQ(narrow[4].src_gpu, 6);  // stage 1
   EXPECT_EQ(narrow[4].dst_gpu, 12);
   EXPECT_DOUBLE_EQ(narrow[0].bytes.value(), 10000);
 }
