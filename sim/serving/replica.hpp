@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "sim/serving/iteration_cost.hpp"
@@ -88,7 +89,6 @@ class Replica {
   void end_iteration(Time now);
 
   [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
-  /// Requests waiting for a first or a new prefill, or swapped out.
   /// Requests waiting for a first or a new prefill, swapped out, or (decode role) waiting for room for their cache.
   [[nodiscard]] std::size_t queued() const noexcept { return waiting_.size() + swapped_.size() + offered_.size(); }
   /// Requests queued, running or (decode role) receiving their cache.
@@ -145,7 +145,8 @@ class Replica {
   std::vector<Scheduled> scheduled_;
   Time transfer_;                  ///< swap copies added to this iteration
   std::vector<int> handoffs_;      ///< prefill role: handed off by the last iteration, not yet taken
-  std::vector<std::pair<int, std::int64_t>> held_;  ///< prefill role: (request, blocks) whose cache is being sent
+  /// Prefill role: (request, blocks) whose cache waits or is being sent; a few at a time, searched linearly.
+  std::vector<std::pair<int, std::int64_t>> held_;
   std::deque<int> offered_;        ///< decode role: handed off to this replica, waiting for room
   int receiving_ = 0;              ///< decode role: admitted, their caches on the way
   bool in_flight_ = false;

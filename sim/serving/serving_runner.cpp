@@ -12,6 +12,10 @@ namespace cs {
 
 ServingRun run_serving(const ServingConfig& config, const ModelSpec& model, const ComputeCostModel& compute,
                        const ReplicaComm& comm, Bytes gpu_memory) {
+  if (config.deployment.disaggregated()) {
+    throw InputError({}, "serving.deployment",
+                     "a disaggregated deployment has two pools: it runs through run_disaggregated_serving");
+  }
   const IterationCost cost(model, config.deployment, config.engine, compute, comm);
   const ReplicaMemory memory = plan_replica_memory(cost.sharded(), config.engine, gpu_memory);
   std::vector<TraceRequest> trace;

@@ -12,8 +12,9 @@
 
 namespace cs {
 
-/// `config.load.trace` is opened as given (the caller resolves it against the scenario's directory). Throws
-/// InputError for weights that do not fit, a model the serving layer does not price, or a bad trace.
+/// One pool of replicas (not disaggregated: that is run_disaggregated_serving's). `config.load.trace` is opened
+/// as given (the caller resolves it against the scenario's directory). Throws InputError for weights that do not
+/// fit, a model the serving layer does not price, or a bad trace.
 [[nodiscard]] ServingRun run_serving(const ServingConfig& config, const ModelSpec& model,
                                      const ComputeCostModel& compute, const ReplicaComm& comm, Bytes gpu_memory);
 
