@@ -76,7 +76,33 @@ constexpr std::array kKnownFields{
     KnownField{"tco.owned_usd_per_gpu_hour", "owned cost per GPU-hour", Quantity::money, ""},
     KnownField{"tco.run_energy_facility_j", "energy of the run at the meter", Quantity::energy, ""},
     KnownField{"tco.utilisation", "utilisation", Quantity::fraction, ""},
+    // An inference service's (a scenario with serving:): sweep keys and results.
+    KnownField{"serving.load.rate", "request rate", Quantity::rate, "requests"},
+    KnownField{"serving.engine.max_seqs", "most sequences per batch", Quantity::count, ""},
+    KnownField{"serving.engine.max_batched_tokens", "most tokens per iteration", Quantity::count, "tokens"},
+    KnownField{"serving.engine.token_budget", "token budget per iteration", Quantity::count, "tokens"},
+    KnownField{"serving.engine.batching", "batching", Quantity::text, ""},
+    KnownField{"serving.deployment.tp", "tensor-parallel size", Quantity::count, ""},
+    KnownField{"serving.deployment.replicas", "replicas", Quantity::count, ""},
+    KnownField{"serving.deployment.weights", "weights", Quantity::text, ""},
+    KnownField{"serving.requests_per_s", "requests served", Quantity::rate, "requests"},
+    KnownField{"serving.input_tokens_per_s", "input tokens", Quantity::rate, "tokens"},
+    KnownField{"serving.output_tokens_per_s", "output tokens", Quantity::rate, "tokens"},
+    KnownField{"serving.goodput_requests_per_s", "goodput (within the SLO)", Quantity::rate, "requests"},
+    KnownField{"serving.slo_attainment", "requests within the SLO", Quantity::fraction, ""},
+    KnownField{"serving.kv_cache.occupancy_max", "KV cache occupancy, max", Quantity::fraction, ""},
+    KnownField{"serving.kv_cache.occupancy_mean", "KV cache occupancy, mean", Quantity::fraction, ""},
+    KnownField{"serving.gpu_busy_fraction", "GPU busy", Quantity::fraction, ""},
+    KnownField{"cost.usd_per_million_tokens", "cost per million tokens served", Quantity::money, ""},
+    KnownField{"cost.usd_per_million_output_tokens", "cost per million output tokens", Quantity::money, ""},
 };
+
+/// The latency statistics of a service's result (`serving.ttft_s.p99`): the words of the latency.
+constexpr std::array<std::pair<const char*, const char*>, 3> kLatencies{{{"serving.ttft_s", "time to first token"},
+                                                                         {"serving.tpot_s", "time per output token"},
+                                                                         {"serving.e2e_s", "end-to-end latency"}}};
+constexpr std::array<std::pair<const char*, const char*>, 5> kLatencyStats{
+    {{"mean", "mean"}, {"p50", "p50"}, {"p90", "p90"}, {"p99", "p99"}, {"max", "max"}}};
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -94,6 +120,17 @@ QString plain_digits(double v) {
 FieldLabel field_label(const std::string& field) {
   for (const KnownField& k : kKnownFields) {
     if (field == k.key) return {k.words, k.quantity, k.noun};
+  }
+  for (const auto& [prefix, words] : kLatencies) {
+    for (const auto& [stat, stat_words] : kLatencyStats) {
+      if (field == std::string(prefix) + "." + stat) {
+        return {QString(words) + ", " + stat_words, Quantity::duration, {}};
+      }
+    }
+  }
+  // A rate (`requests_per_s`) is not a duration.
+  if (ends_with(field, "_per_s")) {
+    return {QString::fromStdString(field.substr(0, field.size() - 6)), Quantity::rate, {}};
   }
   // Longest suffix first: `_usd_per_year` before `_usd`.
   static const std::array<std::pair<const char*, Quantity>, 6> suffixes{{{"_usd_per_year", Quantity::money_per_year},
@@ -183,6 +220,9 @@ QString format_field(const std::string& field, double value) {
 QString field_choice_text(const std::string& field) {
   for (const KnownField& k : kKnownFields) {
     if (field == k.key) return k.words;
+  }
+  if (const FieldLabel l = field_label(field); l.quantity == Quantity::duration && field.starts_with("serving.")) {
+    return l.words;  // a latency statistic
   }
   return QString::fromStdString(field);
 }

@@ -115,6 +115,16 @@ class SweepViewTest : public QObject {
              QString("reliability.checkpoint_write (s)"));
     QCOMPARE(axis_title(field_label("tco.run_cost_usd"), axis_unit(field_label("tco.run_cost_usd"), 4.1e5)),
              QString("cost of the training run ($k)"));
+    // A service's results: a rate is not a duration (`_per_s`), a latency statistic reads in words.
+    const auto title = [](const char* field, double largest) {
+      return axis_title(field_label(field), axis_unit(field_label(field), largest));
+    };
+    QCOMPARE(title("serving.output_tokens_per_s", 15306.0), QString("output tokens (k tokens/s)"));
+    QCOMPARE(title("serving.ttft_s.p99", 321.8), QString("time to first token, p99 (min)"));
+    QCOMPARE(title("serving.tpot_s.p50", 0.024), QString("time per output token, p50 (ms)"));
+    QCOMPARE(title("serving.queue.some_per_s", 12.0), QString("serving.queue.some (/s)"));
+    QCOMPARE(format_field("serving.ttft_s.p99", 0.401), QString("401 ms"));
+    QCOMPARE(field_choice_text("serving.e2e_s.p90"), QString("end-to-end latency, p90"));
   }
 
   // Every value of both sweeps is >= 0. The old axis padded 8 % of the span below the smallest value: on the
