@@ -100,15 +100,7 @@ DeviceProfile load_device_profile(const std::string& path) {
   return p;
 }
 
-std::vector<std::string> shipped_profiles() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(data_path("profiles"), ec)) {
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> shipped_profiles() { return shipped_yaml_names("profiles"); }
 
 DeviceProfile find_device_profile(const std::string& name_or_path) {
   if (std::filesystem::is_regular_file(name_or_path)) return load_device_profile(name_or_path);

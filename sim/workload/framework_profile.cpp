@@ -111,15 +111,7 @@ const FrameworkProfile& find_framework_profile(const std::string& name_or_path) 
   return *loaded.emplace(name_or_path, std::move(p)).first->second;
 }
 
-std::vector<std::string> shipped_framework_profiles() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(data_path("profiles/frameworks"), ec)) {
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> shipped_framework_profiles() { return shipped_yaml_names("profiles/frameworks"); }
 
 void apply_framework(const FrameworkProfile& f, TrainingConfig& t) {
   t.framework = f.name;
