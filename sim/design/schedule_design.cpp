@@ -92,7 +92,10 @@ DesignCandidate evaluate_schedule(const ScheduleConfig& cfg, const FabricCandida
     d.it_peak_power_w = t.power.it_peak.value();
     const ScheduleRun run = run_schedule(cfg, [&c](Scenario& sc) { put_candidate_fabric(sc, c); });
     d.schedule = schedule_figures(cfg, run, d);
-    d.time_to_train_s = d.schedule->training_finished_s.value_or(std::numeric_limits<double>::infinity());
+    // Ranked to the millisecond: two fabrics on which the jobs ran alike finish together, not by rounding noise.
+    d.time_to_train_s = d.schedule->training_finished_s
+                            ? std::round(*d.schedule->training_finished_s * 1e3) / 1e3
+                            : std::numeric_limits<double>::infinity();
     // TCO per year: the bill's fixed costs plus the schedule's simulated energy at the facility's price, the
     // span repeated over the year.
     const double span_s = run.cluster.span_s;
@@ -151,12 +154,51 @@ DesignReport design_schedule(const ScheduleConfig& config, const DesignOptions& 
     rep.gpus = sc.gpus;
     rep.nodes = sc.topology.nodes();
   }
-  rep.candidates.resize(candidates.size());
-  for_each_candidate(candidates.size(), options.threads,
-                     [&](std::size_t i) {
-                       rep.candidates[i] = evaluate_schedule(config, candidates[i]);
-                       rep.candidates[i].candidate = static_cast<int>(i);
-                     });
+  // A candidate whose cluster build is identical to an earlier one's of its family (a small cluster fits one
+  // switch whatever the tiers or oversubscription asked for) would replay the same schedule: it is not run again
+  // but copied, and rank_candidates lists it once, as for a scenario. (A job's fabric is the same family built for
+  // fewer nodes, which cannot need more than the cluster's build.) OCS candidates are never merged.
+  const std::size_t n = candidates.size();
+  std::vector<int> same_as(n, -1);
+  {
+    const Scenario cluster = load_cluster_scenario(config);
+    std::vector<std::vector<std::string>> parts(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (candidates[i].family == "ocs") continue;
+      try {
+        Scenario sc = cluster;
+        put_candidate_fabric(sc, candidates[i]);
+        DesignCandidate built;
+        describe_build(sc.topology, built);
+        parts[i] = built.parts;
+      } catch (const std::exception&) {
+        continue;  // evaluated on its own, where the error is reported
+      }
+      for (std::size_t j = 0; j < i && same_as[i] < 0; ++j) {
+        if (same_as[j] < 0 && !parts[j].empty() && candidates[j].family == candidates[i].family && parts[j] == parts[i]) {
+          same_as[i] = static_cast<int>(j);
+        }
+      }
+    }
+  }
+  std::vector<std::size_t> unique;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (same_as[i] < 0) unique.push_back(i);
+  }
+  rep.candidates.resize(n);
+  for_each_candidate(unique.size(), options.threads, [&](std::size_t u) {
+    const std::size_t i = unique[u];
+    rep.candidates[i] = evaluate_schedule(config, candidates[i]);
+    rep.candidates[i].candidate = static_cast<int>(i);
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    if (same_as[i] < 0) continue;
+    DesignCandidate& d = rep.candidates[i];
+    d = rep.candidates[static_cast<std::size_t>(same_as[i])];
+    d.label = candidates[i].label;
+    d.oversubscription = candidates[i].oversubscription;
+    d.candidate = static_cast<int>(i);
+  }
   if (std::all_of(rep.candidates.begin(), rep.candidates.end(), [](const DesignCandidate& c) { return !c.error.empty(); })) {
     throw InputError({config.path, 0, 0}, "", "no candidate fabric could run the schedule: " + rep.candidates.front().error);
   }

@@ -44,7 +44,7 @@ TEST(ScheduleDesign, AJobAloneFinishesAtSubmitPlusItsStepsAtEachCandidatesStep) 
     const double expected = 3600.0 + run_s;
     ASSERT_TRUE(c.schedule->training_finished_s.has_value()) << c.label;
     EXPECT_NEAR(*c.schedule->training_finished_s, expected, 1e-9 * expected) << c.label;
-    EXPECT_DOUBLE_EQ(c.time_to_train_s, *c.schedule->training_finished_s);
+    EXPECT_NEAR(c.time_to_train_s, *c.schedule->training_finished_s, 5e-4);  // ranked to the millisecond
     // 16 GPUs held from the start to the finish.
     EXPECT_NEAR(c.schedule->training_gpu_hours, 16 * run_s / 3600, 1e-6) << c.label;
     EXPECT_EQ(c.schedule->training_unfinished, 0);
