@@ -8,7 +8,9 @@
 namespace cs {
 namespace {
 
-nlohmann::ordered_json or_null(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(); }
+nlohmann::ordered_json or_null(const std::optional<double>& v) {
+  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+}
 
 nlohmann::ordered_json schedule_figures_json(const ScheduleFigures& f, const DesignCandidate& c) {
   nlohmann::ordered_json s;
@@ -69,7 +71,7 @@ nlohmann::ordered_json design_json(const DesignReport& rep) {
     // A schedule has no one step (its jobs' are in "schedule"); its time to train is null when a training job
     // was unfinished at the end of the span.
     e["step_time_s"] = c.schedule ? nlohmann::ordered_json() : nlohmann::ordered_json(c.step_time_s);
-    e["time_to_train_s"] = std::isfinite(c.time_to_train_s) ? nlohmann::ordered_json(c.time_to_train_s) : nlohmann::ordered_json();
+    e["time_to_train_s"] = or_null(std::isfinite(c.time_to_train_s) ? std::optional(c.time_to_train_s) : std::nullopt);
     e["tco_usd_per_year"] = c.tco_usd_per_year;
     if (c.placement) {
       e["placement"] = {{"method", c.placement->method},

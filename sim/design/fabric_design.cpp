@@ -74,7 +74,8 @@ bool dominates(const DesignCandidate& a, const DesignCandidate& b) {
 
 std::string percent(double v, double base) {
   if (std::isinf(v) || std::isinf(base)) {
-    return std::isinf(v) && std::isinf(base) ? "unfinished in both" : std::isinf(v) ? "unfinished in the span" : "finished where the other did not";
+    if (std::isinf(v) && std::isinf(base)) return "unfinished in both";
+    return std::isinf(v) ? "unfinished in the span" : "finished where the other did not";
   }
   return fmt::format("{:+.1f}%", 100.0 * (v / base - 1.0));
 }
@@ -95,7 +96,8 @@ std::string verdict(const DesignCandidate& c, const std::vector<DesignCandidate>
     return s;
   }
   if (!c.meets_slo && rep.best >= 0 && all[static_cast<std::size_t>(rep.best)].meets_slo) {
-    return "services miss their SLO where " + all[static_cast<std::size_t>(rep.best)].label + "'s meet it: " + c.slo_miss;
+    const DesignCandidate& b = all[static_cast<std::size_t>(rep.best)];
+    return "services miss their SLO where " + b.label + "'s meet it: " + c.slo_miss;
   }
   for (const DesignCandidate& o : all) {
     if (o.error.empty() && dominates(o, c)) {

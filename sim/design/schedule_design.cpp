@@ -49,7 +49,8 @@ ScheduleFigures schedule_figures(const ScheduleConfig& cfg, const ScheduleRun& r
     f.training_gpu_hours += o.gpu_hours;
     if (o.finished_s) last = std::max(last, *o.finished_s);
     else ++f.training_unfinished;
-    f.jobs.push_back({.name = o.name, .finished_s = o.finished_s, .alone_s = run.jobs[i].work_s, .gpu_hours = o.gpu_hours});
+    f.jobs.push_back(
+        {.name = o.name, .finished_s = o.finished_s, .alone_s = run.jobs[i].work_s, .gpu_hours = o.gpu_hours});
   }
   if (f.training_jobs > 0 && f.training_unfinished == 0) f.training_finished_s = last;
   for (const ServiceOutcome& s : r.services) {
@@ -175,7 +176,8 @@ DesignReport design_schedule(const ScheduleConfig& config, const DesignOptions& 
         continue;  // evaluated on its own, where the error is reported
       }
       for (std::size_t j = 0; j < i && same_as[i] < 0; ++j) {
-        if (same_as[j] < 0 && !parts[j].empty() && candidates[j].family == candidates[i].family && parts[j] == parts[i]) {
+        if (same_as[j] < 0 && !parts[j].empty() && candidates[j].family == candidates[i].family &&
+            parts[j] == parts[i]) {
           same_as[i] = static_cast<int>(j);
         }
       }
@@ -199,8 +201,10 @@ DesignReport design_schedule(const ScheduleConfig& config, const DesignOptions& 
     d.oversubscription = candidates[i].oversubscription;
     d.candidate = static_cast<int>(i);
   }
-  if (std::all_of(rep.candidates.begin(), rep.candidates.end(), [](const DesignCandidate& c) { return !c.error.empty(); })) {
-    throw InputError({config.path, 0, 0}, "", "no candidate fabric could run the schedule: " + rep.candidates.front().error);
+  if (std::all_of(rep.candidates.begin(), rep.candidates.end(),
+                  [](const DesignCandidate& c) { return !c.error.empty(); })) {
+    throw InputError({config.path, 0, 0}, "",
+                     "no candidate fabric could run the schedule: " + rep.candidates.front().error);
   }
   rank_candidates(rep);
   return rep;
