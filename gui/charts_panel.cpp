@@ -8,6 +8,7 @@
 
 #include "gui/result_charts.hpp"
 #include "gui/result_warnings.hpp"
+#include "gui/serving_charts.hpp"
 #include "gui/timeline_view.hpp"
 
 namespace cs::gui {
@@ -19,6 +20,7 @@ ChartsPanel::ChartsPanel(QWidget* parent) : QTabWidget(parent) {
   add_page("power", "Power");
   add_page("cost", "Yearly cost");
   add_page("rent", "Build vs rent");
+  add_page("latency", "Latency");
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   timeline_ = new TimelineView;
@@ -82,12 +84,14 @@ void ChartsPanel::show_runs(const RunRecordPtr& current, const RunRecordPtr& bas
   replace("power", power_chart(runs));
   replace("cost", cost_chart(runs));
   replace("rent", rent_chart(runs));
+  replace("latency", latency_cdf_chart(runs));
   const ResultWarnings w = sort_warnings(*current);
   set_warnings("breakdown", w.compute);
   set_warnings("memory", w.memory);
   set_warnings("power", w.power);
   set_warnings("cost", w.cost);
   set_warnings("rent", {});
+  set_warnings("latency", {});
 }
 
 }  // namespace cs::gui

@@ -1,6 +1,7 @@
 // The result charts, one tab each, every one showing the current run beside the pinned baseline: the step
 // breakdown, memory per GPU against capacity and the 90% line, power per part up to the meter, the yearly cost
-// split, build-vs-rent cost against utilisation with the break-even points, and the step timeline. A tab
+// split, build-vs-rent cost against utilisation with the break-even points, an inference service's latency
+// distributions, and the step timeline. A tab
 // whose topic has a warning shows it above its chart and carries a mark on its title.
 #pragma once
 
@@ -22,7 +23,7 @@ class ChartsPanel : public QTabWidget {
  public:
   explicit ChartsPanel(QWidget* parent = nullptr);
   void show_runs(const RunRecordPtr& current, const RunRecordPtr& baseline);
-  /// The chart of a tab ("breakdown", "memory", "power", "cost", "rent"), for tests and screenshots.
+  /// The chart of a tab ("breakdown", "memory", "power", "cost", "rent", "latency"), for tests and screenshots.
   [[nodiscard]] QChart* chart(const QString& name) const;
 
  private:

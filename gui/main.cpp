@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   cli.addHelpOption();
   cli.addVersionOption();
   cli.addOption({"screenshot", "Run SCENARIO, save the window as FILE.png and exit.", "FILE.png"});
-  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, timeline, sweep, search, design, schedule).",
+  cli.addOption({"view", "With --screenshot: the chart tab to show (breakdown, memory, power, cost, rent, latency, timeline, sweep, search, design, schedule).",
                  "TAB", "breakdown"});
   cli.addOption({"pin", "With --screenshot: run SCENARIO as written first and pin it as the baseline."});
   cli.addOption({"set", "With --screenshot: set KEY (a dotted scenario key) to VALUE before the run.", "KEY=VALUE"});
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
       if (cli.isSet("series")) window.sweep_view()->set_series_by(cli.value("series"));
       window.sweep_view()->set_pareto(cli.isSet("pareto"));
     }
-    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "timeline", "sweep", "search", "design",
-                           "schedule"};
+    const QStringList tabs{"breakdown", "memory", "power", "cost", "rent", "latency", "timeline", "sweep", "search",
+                           "design", "schedule"};
     const int tab = static_cast<int>(tabs.indexOf(cli.value("view")));
     if (tab < 0) {
       std::cerr << "clustersim-gui: --view must be one of " << tabs.join(", ").toStdString() << "\n";

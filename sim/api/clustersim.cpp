@@ -126,14 +126,22 @@ RunResult run(const Scenario& sc, const RunOptions& options) {
   };
   if (options.trace_json == nullptr) return placed(run_scenario(sc, observers));
   if (sc.serving) {
-    // A service's timeline: its engine iterations, one track per replica (the first 200,000).
+    // A service's timeline: its engine iterations, one track per replica (the first 200,000); a disaggregated
+    // service's prefill replicas first, then its decode replicas.
     Scenario traced = sc;
     traced.serving->record_iterations = 200'000;
     RunResult r = run_scenario(traced, observers);
     nlohmann::json events = nlohmann::json::array();
-    for (int i = 0; i < traced.serving->deployment.replicas; ++i) {
-      events.push_back({{"ph", "M"}, {"pid", i + 1}, {"name", "process_name"},
-                        {"args", {{"name", "replica " + std::to_string(i)}}}});
+    const Deployment& d = traced.serving->deployment;
+    std::vector<std::string> tracks;
+    if (d.disaggregated()) {
+      for (int i = 0; i < d.prefill.replicas; ++i) tracks.push_back("prefill replica " + std::to_string(i));
+      for (int i = 0; i < d.decode.replicas; ++i) tracks.push_back("decode replica " + std::to_string(i));
+    } else {
+      for (int i = 0; i < d.replicas; ++i) tracks.push_back("replica " + std::to_string(i));
+    }
+    for (std::size_t i = 0; i < tracks.size(); ++i) {
+      events.push_back({{"ph", "M"}, {"pid", i + 1}, {"name", "process_name"}, {"args", {{"name", tracks[i]}}}});
     }
     for (const IterationRecord& it : r.serving_iterations) {
       const char* what = it.prefills > 0 ? (it.decodes > 0 ? "prefill + decode" : "prefill") : "decode";
@@ -291,7 +299,11 @@ nlohmann::ordered_json serving_plan_json(const ServingPlan& plan, const std::str
              {"max_seqs", c.engine.max_seqs},
              {"max_batched_tokens", chunked ? J(nullptr) : J(c.engine.max_batched_tokens)},
              {"token_budget", chunked ? J(c.engine.token_budget) : J(nullptr)},
-             {"replicas", d.replicas},
+             {"replicas", d.disaggregated() ? J(nullptr) : J(d.replicas)},
+             {"prefill", d.disaggregated() ? J{{"replicas", d.prefill.replicas}, {"tp", d.pool(PoolRole::prefill).tp}}
+                                           : J(nullptr)},
+             {"decode", d.disaggregated() ? J{{"replicas", d.decode.replicas}, {"tp", d.pool(PoolRole::decode).tp}}
+                                          : J(nullptr)},
              {"gpus", c.gpus},
              {"fits", c.fits},
              {"meets_slo", c.meets_slo},

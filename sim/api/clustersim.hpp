@@ -185,6 +185,7 @@ struct PlanRanking {
 using ServingPlanOptions = cs::ServingPlanOptions;
 using ServingPlan = cs::ServingPlan;
 using ServingCandidate = cs::ServingCandidate;
+using cs::replica_count;
 
 /// True when the scenario of `source` is an inference service (it has a `serving:` section), so that `plan`
 /// sizes deployments rather than training plans. Throws InputError for a file that does not parse.

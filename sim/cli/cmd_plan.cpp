@@ -35,7 +35,9 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
                      "{:.0f} ms for {:.1f}% of requests\n",
                      r.model_name, r.max_gpus, r.gpu_name, r.rate, r.slo.ttft.seconds() * 1e3,
                      r.slo.tpot.seconds() * 1e3, 100 * r.slo.attainment);
-  out << fmt::format("  {} deployments, {} replica probes ({}) in {:.1f} s\n\n", r.deployments.size(), r.probes,
+  const bool whole = !r.deployments.empty() && r.deployments.front().deployment.disaggregated();
+  out << fmt::format("  {} deployments, {} {} ({}) in {:.1f} s\n\n", r.deployments.size(), r.probes,
+                     whole ? "whole-service probes" : "replica probes",
                      opt.probe_duration ? fmt::format("{:.0f} s of arrivals each", a.probe_seconds)
                                         : std::string("each the scenario's window, at least 1,500 requests"),
                      r.seconds);
@@ -52,7 +54,7 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
     }
     if (i >= shown) continue;
     out << fmt::format("{:>4}  {:<52} {:>8} {:>5} {:>6.0f} ms {:>6.1f} ms {:>6.1f}% {:>9.2f} {:>9.3f}{}\n", i + 1,
-                       c.description, c.deployment.replicas, c.gpus, c.ttft_p99_s * 1e3, c.tpot_p99_s * 1e3,
+                       c.description, api::replica_count(c.deployment), c.gpus, c.ttft_p99_s * 1e3, c.tpot_p99_s * 1e3,
                        100 * c.slo_attainment, c.cost_usd_per_hour, c.usd_per_million_tokens,
                        c.meets_slo ? "" : "  misses the SLO");
   }
@@ -79,11 +81,16 @@ void plan_service(const PlanArgs& a, const api::ScenarioSource& source) {
   }
   if (!r.found()) throw InputError({a.scenario, 0, 0}, "serving.slo", r.no_plan_reason());
   const api::ServingCandidate& b = r.deployments.front();
-  out << fmt::format("\nanswer: {} GPU{}, {} replica{} of {}, at ${:.2f} per hour (${:.3f} per GPU-hour), ${:.3f} per "
-                     "million tokens\n",
-                     b.gpus, b.gpus == 1 ? "" : "s", b.deployment.replicas, b.deployment.replicas == 1 ? "" : "s",
-                     b.description, b.cost_usd_per_hour, b.usd_per_gpu_hour,
-                     b.usd_per_million_tokens);
+  if (b.deployment.disaggregated()) {
+    out << fmt::format("\nanswer: {} GPUs, {}, at ${:.2f} per hour (${:.3f} per GPU-hour), ${:.3f} per million "
+                       "tokens\n",
+                       b.gpus, b.description, b.cost_usd_per_hour, b.usd_per_gpu_hour, b.usd_per_million_tokens);
+  } else {
+    out << fmt::format("\nanswer: {} GPU{}, {} replica{} of {}, at ${:.2f} per hour (${:.3f} per GPU-hour), ${:.3f} "
+                       "per million tokens\n",
+                       b.gpus, b.gpus == 1 ? "" : "s", b.deployment.replicas, b.deployment.replicas == 1 ? "" : "s",
+                       b.description, b.cost_usd_per_hour, b.usd_per_gpu_hour, b.usd_per_million_tokens);
+  }
   if (const std::string note = r.close_call(); !note.empty()) out << note << "\n";
   if (const auto& k = r.best_check) {
     out << fmt::format("checked as a whole service ({} requests over {:.0f} s, every replica behind the scenario's "

@@ -71,10 +71,19 @@ std::string service_summary(const Scenario& sc, const RunResult& r) {
   out += fmt::format("clustersim: {}\n", sc.name);
   out += fmt::format("  {} x {} GPUs ({}), model {} ({:.1f}B parameters)\n", r.gpus, sc.profile.gpu.name,
                      sc.topology.name(), sc.model.name, sc.model.total_params() / 1e9);
-  out += fmt::format("  deployment: {} replicas of TP{} PP{} EP{}, weights {}, KV cache {}; engine {}\n",
-                     c.deployment.replicas, c.deployment.tp, c.deployment.pp, c.deployment.ep,
-                     to_string(c.deployment.weights), to_string(c.deployment.kv_cache),
-                     batching_names().name(c.engine.batching));
+  if (c.deployment.disaggregated()) {
+    const Deployment p = c.deployment.pool(PoolRole::prefill), d = c.deployment.pool(PoolRole::decode);
+    out += fmt::format("  deployment: disaggregated, prefill {} x TP{} and decode {} x TP{} (PP{} EP{}), weights {}, "
+                       "KV cache {}; engine {}\n",
+                       p.replicas, p.tp, d.replicas, d.tp, c.deployment.pp, c.deployment.ep,
+                       to_string(c.deployment.weights), to_string(c.deployment.kv_cache),
+                       batching_names().name(c.engine.batching));
+  } else {
+    out += fmt::format("  deployment: {} replicas of TP{} PP{} EP{}, weights {}, KV cache {}; engine {}\n",
+                       c.deployment.replicas, c.deployment.tp, c.deployment.pp, c.deployment.ep,
+                       to_string(c.deployment.weights), to_string(c.deployment.kv_cache),
+                       batching_names().name(c.engine.batching));
+  }
   out += fmt::format("  window: {} requests in {}\n\n", s.arrived, format_duration(s.makespan.seconds()));
   out += "Latency\n";
   line("time to first token", stats(s.ttft));
@@ -96,6 +105,22 @@ std::string service_summary(const Scenario& sc, const RunResult& r) {
                                format_bytes(s.memory.kv_cache.value()), s.memory.blocks, 100 * s.kv_occupancy_mean,
                                100 * s.kv_occupancy_max));
   line("weights per GPU", format_bytes(s.memory.weights.value()));
+  if (s.disaggregated) {
+    const DisaggregatedResult& dis = *s.disaggregated;
+    const auto pool = [&](std::string_view label, const PoolResult& p) {
+      line(label, fmt::format("{} x {} GPUs, busy {:.1f}%, KV cache {} blocks per replica, occupancy mean {:.1f}%, "
+                              "max {:.1f}%, {} preemptions",
+                              p.replicas, p.gpus_per_replica, 100 * p.gpu_busy, p.memory.blocks,
+                              100 * p.kv_occupancy_mean, 100 * p.kv_occupancy_max, p.preemptions));
+    };
+    pool("prefill pool", dis.prefill);
+    pool("decode pool", dis.decode);
+    const KvTransferResult& kv = dis.kv_transfer;
+    line("KV transfers", fmt::format("{} caches, {} in all; time p50 {} / p99 {}; wait for decode room p50 {} / p99 {}",
+                                     kv.transfers, format_bytes(kv.bytes), format_duration(kv.time.p50_s),
+                                     format_duration(kv.time.p99_s), format_duration(kv.wait.p50_s),
+                                     format_duration(kv.wait.p99_s)));
+  }
   line("preemptions", std::to_string(s.preemptions));
   line("queue", s.queue.unbounded ? s.queue.message : "bounded");
   line("compute", fmt::format("{} ({}: {})", r.compute_provenance.profile, r.compute_provenance.kind,

@@ -84,11 +84,27 @@ Scenario load_service(const InputNode& root, const ScenarioInput& in, Scenario s
   }
   sc.topology = located(in.topology, [&] { return load_topology_for_job(in.topology.name, in.gpus); });
   const int node_gpus = sc.topology.node().gpus;
+  const auto deployment = [&] { return root.at("serving").at("deployment"); };  // only when failing: it may be absent
   if (d.tp > node_gpus) {
-    root.at("serving").at("deployment").fail("tp " + std::to_string(d.tp) + " spans more than one " +
-                                             std::to_string(node_gpus) + "-GPU node");
+    deployment().fail("tp " + std::to_string(d.tp) + " spans more than one " + std::to_string(node_gpus) + "-GPU node");
   }
-  if (d.gpus() != in.gpus) {
+  if (d.disaggregated()) {
+    for (const PoolRole role : {PoolRole::prefill, PoolRole::decode}) {
+      const char* key = role == PoolRole::prefill ? "prefill" : "decode";
+      if (const int tp = d.pool(role).tp; tp > node_gpus) {
+        deployment().at(key).fail("tp " + std::to_string(tp) + " spans more than one " + std::to_string(node_gpus) +
+                                "-GPU node");
+      }
+    }
+    const Deployment p = d.pool(PoolRole::prefill), q = d.pool(PoolRole::decode);
+    if (d.gpus() != in.gpus) {
+      root.at("cluster").at("gpus").fail(
+          std::to_string(in.gpus) + " GPUs, but the disaggregated deployment uses prefill " +
+          std::to_string(p.replicas) + " x tp " + std::to_string(p.tp) + " x pp " + std::to_string(p.pp) +
+          " + decode " + std::to_string(q.replicas) + " x tp " + std::to_string(q.tp) + " x pp " +
+          std::to_string(q.pp) + " = " + std::to_string(d.gpus()) + " GPUs");
+    }
+  } else if (d.gpus() != in.gpus) {
     root.at("cluster").at("gpus").fail(std::to_string(in.gpus) + " GPUs, but the deployment uses tp " +
                                        std::to_string(d.tp) + " x pp " + std::to_string(d.pp) + " x replicas " +
                                        std::to_string(d.replicas) + " = " + std::to_string(d.gpus()));
@@ -102,8 +118,8 @@ Scenario load_service(const InputNode& root, const ScenarioInput& in, Scenario s
       ResidualSet{.problem = "the validation residuals are of training steps; serving rows have none yet"});
   for (const DType t : {d.weights, d.kv_cache}) {
     if (sc.profile.gpu.peak.count(t) == 0 && t != DType::bf16) {
-      root.at("serving").at("deployment").fail(sc.profile.gpu.name + " has no " + std::string(to_string(t)) +
-                                               " peak in profile " + sc.profile.provenance.profile);
+      deployment().fail(sc.profile.gpu.name + " has no " + std::string(to_string(t)) + " peak in profile " +
+                        sc.profile.provenance.profile);
     }
   }
   if (sc.serving->load.arrivals == ArrivalKind::trace) {

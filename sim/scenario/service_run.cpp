@@ -25,14 +25,27 @@ RunProfile service_profile(const Scenario& sc, const ServingResult& s) {
   return run;
 }
 
+ServingRun simulate_service(const Scenario& sc, const ServingConfig& config, const ComputeCostModel& compute,
+                            std::string* comm) {
+  const Deployment& d = config.deployment;
+  if (!d.disaggregated()) {
+    const TopologyComm tp(sc.topology, d.tp, collective_calibration(sc.network));
+    if (comm) *comm = tp.describe();
+    return run_serving(config, sc.model, compute, tp, sc.profile.gpu.memory);
+  }
+  // Each pool's TP collectives at its own degree; the KV transfers as flows on the same topology.
+  const TopologyComm prefill(sc.topology, d.pool(PoolRole::prefill).tp, collective_calibration(sc.network));
+  const TopologyComm decode(sc.topology, d.pool(PoolRole::decode).tp, collective_calibration(sc.network));
+  if (comm) *comm = prefill.describe() + "; KV transfers: flow-level max-min on " + sc.topology.name();
+  return run_disaggregated_serving(config, sc.model, compute, prefill, decode, sc.topology, sc.profile.gpu.memory);
+}
+
 void run_service(const Scenario& sc, RunResult& r) {
   const ServingConfig& config = *sc.serving;
   r.gpus = config.deployment.gpus();
   const auto compute = make_cost_model(sc.profile, sc.facility.power.gpu_power_cap);
   r.compute_provenance = compute->provenance();
-  const TopologyComm comm(sc.topology, config.deployment.tp, collective_calibration(sc.network));
-  r.serving_comm = comm.describe();
-  ServingRun run = run_serving(config, sc.model, *compute, comm, sc.profile.gpu.memory);
+  ServingRun run = simulate_service(sc, config, *compute, &r.serving_comm);
   r.serving = std::move(run.result);
   r.serving_iterations = std::move(run.iterations);
   r.memory_capacity = sc.profile.gpu.memory;

@@ -6,8 +6,17 @@
 #include "sim/facility/run_profile.hpp"
 #include "sim/scenario/run_result.hpp"
 #include "sim/scenario/scenario.hpp"
+#include "sim/hardware/compute_cost_model.hpp"
+#include "sim/serving/request_sim.hpp"
 
 namespace cs {
+
+/// Simulates `config` (the scenario's serving section or a variant of it: another deployment, engine or load)
+/// on the scenario's model, topology and GPU, priced by `compute`: one pool of replicas, or a disaggregated
+/// deployment's two pools with their KV transfers on the topology. `comm`, when given, receives a description of
+/// the communication model.
+[[nodiscard]] ServingRun simulate_service(const Scenario& sc, const ServingConfig& config,
+                                          const ComputeCostModel& compute, std::string* comm = nullptr);
 
 /// Fills `r` for the service `sc` (sc.serving must be set): the serving result, and the power, reliability and
 /// cost of the simulated window (a priced cluster) or the warning why it has none.

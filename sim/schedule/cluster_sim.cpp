@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 #include <numeric>
 #include <queue>
 #include <random>
@@ -13,7 +15,13 @@ namespace {
 constexpr double kHour = 3600.0;
 constexpr double kEps = 1e-9;
 
-enum class Ev { submit, finish, checkpoint, hour, failure, repair };
+std::string hours_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f h", s / kHour);
+  return buf;
+}
+
+enum class Ev { submit, finish, checkpoint, hour, failure, repair, time_limit };
 
 struct Event {
   double t;
@@ -35,6 +43,7 @@ struct JobState {
   double rate = 0;
   std::uint64_t gen = 0;
   double alloc_since = 0;            ///< when the current allocation began (Gantt)
+  std::uint64_t limit_gen = 0;       ///< the run a time-limit event belongs to (a partition's max_time)
 };
 
 struct Replica {
@@ -49,16 +58,35 @@ class Simulation {
       : c_(c), jobs_(jobs), services_(services), owner_(c.gpus, -1), svc_(c.gpus, -1),
         node_up_(nodes(), true), js_(jobs.size()), replicas_(services.size()), busy_(services.size(), 0.0) {
     r_.jobs.resize(jobs.size());
+    node_ok_.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       auto& o = r_.jobs[i];
       o.name = jobs[i].name;
       o.tenant = jobs[i].tenant;
       o.kind = jobs[i].kind;
       o.submitted_s = jobs[i].submit_s;
+      o.partition = jobs[i].partition;
+      node_ok_[i].assign(static_cast<std::size_t>(nodes()), jobs[i].nodes.empty());
+      int partition_gpus = jobs[i].nodes.empty() ? c.gpus : 0;
+      for (int n : jobs[i].nodes) {
+        if (n < 0 || n >= nodes()) continue;
+        node_ok_[i][static_cast<std::size_t>(n)] = true;
+        partition_gpus += std::min(c.gpus, (n + 1) * c.gpus_per_node) - n * c.gpus_per_node;
+      }
       const int need = jobs[i].sizes.front();
       const auto quota = c.quotas.find(jobs[i].tenant);
+      const double limit = jobs[i].max_run_s;
       if (need > c.gpus) {
         o.never_fits = "needs " + std::to_string(need) + " GPUs, the cluster has " + std::to_string(c.gpus);
+      } else if (need > partition_gpus) {
+        o.never_fits = "needs " + std::to_string(need) + " GPUs, partition " + jobs[i].partition + " has " +
+                       std::to_string(partition_gpus);
+      } else if (limit > 0 && jobs[i].kind == JobKind::batch && jobs[i].work_s + jobs[i].restart_s > limit) {
+        o.never_fits = "runs " + hours_text(jobs[i].work_s + jobs[i].restart_s) + " without a checkpoint, partition " +
+                       jobs[i].partition + "'s max_time is " + hours_text(limit);
+      } else if (limit > 0 && jobs[i].restart_s >= limit) {
+        o.never_fits = "its restart takes " + hours_text(jobs[i].restart_s) + ", partition " + jobs[i].partition +
+                       "'s max_time is " + hours_text(limit);
       } else if (quota != c.quotas.end() && need > quota->second) {
         o.never_fits = "needs " + std::to_string(need) + " GPUs, tenant " + jobs[i].tenant + "'s quota is " +
                        std::to_string(quota->second);
@@ -75,6 +103,7 @@ class Simulation {
     for (std::size_t s = 0; s < services.size(); ++s) {
       r_.services[s].name = services[s].name;
       r_.services[s].tenant = services[s].tenant;
+      r_.services[s].measured = services[s].measured;
     }
     for (double t = 0; t < c.span_s; t += kHour) push(t, Ev::hour, static_cast<int>(t / kHour));
     if (c.node_failure_rate_per_s > 0) {
@@ -97,6 +126,7 @@ class Simulation {
           (e.gen != js_[e.id].gen || js_[e.id].state != State::running)) {
         continue;
       }
+      if (e.kind == Ev::time_limit && (e.gen != js_[e.id].limit_gen || js_[e.id].state != State::running)) continue;
       advance(e.t);
       ++r_.events;
       switch (e.kind) {
@@ -113,6 +143,7 @@ class Simulation {
         case Ev::hour: hour_ = e.id; break;
         case Ev::failure: fail_node(e.id); break;
         case Ev::repair: node_up_[e.id] = true; break;
+        case Ev::time_limit: time_limit(e.id); break;
       }
       schedule(e.kind == Ev::hour);
       if (e.kind == Ev::hour) record_services();
@@ -217,10 +248,11 @@ class Simulation {
   /// `count` free GPUs for a job: whole free nodes first (a gang under as few switches as possible, the nodes
   /// consecutive where they can be), then the fullest partly free nodes. Under isolation: nodes, only whole
   /// free nodes. Empty when they are not there.
-  [[nodiscard]] std::vector<int> find_gpus(int count, int service = -1) const {
+  /// `allowed`: the nodes a job's partition holds (nullptr: every node).
+  [[nodiscard]] std::vector<int> find_gpus(int count, int service = -1, const std::vector<bool>* allowed = nullptr) const {
     std::vector<int> whole, partial_nodes;
     for (int n = 0; n < nodes(); ++n) {
-      if (!node_up_[n]) continue;
+      if (!node_up_[n] || (allowed != nullptr && !(*allowed)[static_cast<std::size_t>(n)])) continue;
       int free = 0, mine = 0, other = 0;
       const int lo = n * c_.gpus_per_node, hi = std::min(c_.gpus, lo + c_.gpus_per_node);
       for (int g = lo; g < hi; ++g) {
@@ -285,6 +317,22 @@ class Simulation {
     return f;
   }
 
+  /// Free GPUs on the nodes of job j's partition.
+  [[nodiscard]] int free_count(int j) const {
+    int f = 0;
+    for (int g = 0; g < c_.gpus; ++g) f += gpu_free(g) && in_partition(j, g);
+    return f;
+  }
+
+  [[nodiscard]] bool in_partition(int j, int g) const { return node_ok_[j][static_cast<std::size_t>(node_of(g))]; }
+
+  /// GPUs job v holds on the nodes of job j's partition.
+  [[nodiscard]] int held_in_partition(int v, int j) const {
+    int n = 0;
+    for (int g : js_[v].gpus) n += in_partition(j, g);
+    return n;
+  }
+
   void assign(int j, std::vector<int> gpus, int size_index, bool restart) {
     auto& s = js_[j];
     const bool was_running = s.state == State::running;
@@ -297,6 +345,9 @@ class Simulation {
       s.run_since = now_ + jobs_[j].restart_s;
       ++s.gen;
       push(s.run_since + jobs_[j].checkpoint_s, Ev::checkpoint, j, s.gen);
+      // The partition's clock starts at each (re)start, a resize included (a new allocation).
+      ++s.limit_gen;
+      if (jobs_[j].max_run_s > 0) push(now_ + jobs_[j].max_run_s, Ev::time_limit, j, s.limit_gen);
     }
     s.state = State::running;
     s.alloc_since = now_;
@@ -320,6 +371,15 @@ class Simulation {
     s.state = next;
     s.rate = 0;
     ++s.gen;
+    ++s.limit_gen;
+  }
+
+  /// A run reached its partition's max_time: it checkpoints (Slurm's --signal before the limit, Megatron's
+  /// --exit-duration-in-mins) and is requeued.
+  void time_limit(int j) {
+    js_[j].progress_ckpt = js_[j].progress;
+    ++r_.jobs[j].time_limits;
+    release(j, State::pending);
   }
 
   /// Stops a running job: it checkpoints first (nothing lost) unless `lost` says it failed.
@@ -516,9 +576,9 @@ class Simulation {
       h.replicas = static_cast<int>(replicas_[s].size());
       for (const auto& rep : replicas_[s]) h.colocated += rep.colocated ? 1 : 0;
       if (h.rate <= 0) {
-        h.outcome = {1.0, std::nullopt, std::nullopt, 0.0};
+        h.outcome = {1.0, std::nullopt, std::nullopt, 0.0, std::nullopt};
       } else if (h.replicas == 0) {
-        h.outcome = {0.0, std::nullopt, std::nullopt, 0.0};
+        h.outcome = {0.0, std::nullopt, std::nullopt, 0.0, std::nullopt};
       } else {
         const double per = h.rate / h.replicas;
         const int alone = h.replicas - h.colocated;
@@ -533,6 +593,8 @@ class Simulation {
         };
         h.outcome.ttft_p99_s = worst(alone > 0 ? a.ttft_p99_s : std::nullopt, h.colocated > 0 ? b.ttft_p99_s : std::nullopt);
         h.outcome.tpot_p99_s = worst(alone > 0 ? a.tpot_p99_s : std::nullopt, h.colocated > 0 ? b.tpot_p99_s : std::nullopt);
+        h.outcome.latency_p99_s =
+            worst(alone > 0 ? a.latency_p99_s : std::nullopt, h.colocated > 0 ? b.latency_p99_s : std::nullopt);
         h.outcome.busy = wa * a.busy + wb * b.busy;
         busy_[s] = h.outcome.busy;
       }
@@ -564,7 +626,7 @@ class Simulation {
     const int quota = quota_left(j);
     for (int k = static_cast<int>(sizes.size()) - 1; k >= 0; --k) {
       if (sizes[k] > quota) continue;
-      auto g = find_gpus(sizes[k]);
+      auto g = find_gpus(sizes[k], -1, &node_ok_[j]);
       if (!g.empty()) return {k, std::move(g)};
     }
     return {-1, {}};
@@ -576,17 +638,20 @@ class Simulation {
 
   /// The earliest time `need` GPUs are free, from the running jobs' expected finishes, and the GPUs left over
   /// then (EASY backfill's shadow time and extra nodes).
-  [[nodiscard]] std::pair<double, int> shadow(int need) const {
+  /// Counted on the nodes of job `head`'s partition.
+  [[nodiscard]] std::pair<double, int> shadow(int need, int head) const {
     std::vector<std::pair<double, int>> ends;
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
       const auto& s = js_[j];
       if (s.state != State::running) continue;
+      const int held = held_in_partition(static_cast<int>(j), head);
+      if (held == 0) continue;
       const double rate = std::max(s.rate, 1e-12);
       const double end = std::max(now_, s.run_since) + (jobs_[j].work_s - s.progress) / rate;
-      ends.push_back({end, static_cast<int>(s.gpus.size())});
+      ends.push_back({end, held});
     }
     std::sort(ends.begin(), ends.end());
-    int free = free_count();
+    int free = free_count(head);
     for (const auto& [t, n] : ends) {
       free += n;
       if (free >= need) return {t, free - need};
@@ -602,23 +667,38 @@ class Simulation {
     }
     const bool by_priority = c_.policy == Policy::priority || c_.policy == Policy::tidal;
     std::stable_sort(pending.begin(), pending.end(), [&](int a, int b) {
+      if (jobs_[a].tier != jobs_[b].tier) return jobs_[a].tier > jobs_[b].tier;  // a partition's PriorityTier
       if (by_priority && jobs_[a].priority != jobs_[b].priority) return jobs_[a].priority > jobs_[b].priority;
       return jobs_[a].submit_s < jobs_[b].submit_s;
     });
-    std::optional<std::pair<double, int>> reservation;  // backfill: (shadow time, extra GPUs)
+    // Heads that wait, by partition ("": jobs without one, on every node). fifo: a waiting head blocks the jobs of
+    // its partition (and one without a partition blocks all); backfill: each partition's head holds a reservation
+    // (shadow time, extra GPUs) that later jobs of that partition respect, and jobs without a partition respect
+    // every one. Without partitions this is one head for the whole cluster.
+    std::set<std::string> blocked;
+    std::map<std::string, std::pair<double, int>> reservations;
     for (int j : pending) {
       // Over its tenant's quota a job waits for its tenant's own jobs to end, as Kueue holds a workload it cannot
       // admit; it neither preempts nor reserves GPUs.
       if (jobs_[j].sizes.front() > quota_left(j)) continue;
+      const std::string& part = jobs_[j].partition;
+      if (blocked.contains("") || blocked.contains(part)) continue;
+      std::vector<std::pair<double, int>*> held;
+      for (auto& [p, r] : reservations) {
+        if (part.empty() || p.empty() || p == part) held.push_back(&r);
+      }
       auto [k, gpus] = fit(j);
-      if (reservation) {
-        // Backfill: only what ends before the head's reservation, or fits in the GPUs it leaves spare.
+      if (!held.empty()) {
+        // Backfill: only what ends before the heads' reservations, or fits in the GPUs they leave spare.
         if (k < 0) continue;
         const int n = jobs_[j].sizes[k];
-        if (now_ + remaining_s(j, k) <= reservation->first + kEps) {
+        const bool ends_before = std::all_of(held.begin(), held.end(), [&](const auto* r) {
+          return now_ + remaining_s(j, k) <= r->first + kEps;
+        });
+        if (ends_before) {
           assign(j, std::move(gpus), k, true);
-        } else if (n <= reservation->second) {
-          reservation->second -= n;
+        } else if (std::all_of(held.begin(), held.end(), [&](const auto* r) { return n <= r->second; })) {
+          for (auto* r : held) r->second -= n;
           assign(j, std::move(gpus), k, true);
         }
         continue;
@@ -629,17 +709,21 @@ class Simulation {
       }
       if (by_priority && c_.preemption) {
         // Preempt lower-priority running jobs, lowest first, while that makes room.
+        // Only jobs holding GPUs on its partition's nodes make room, and only those GPUs count.
         std::vector<int> victims;
-        int room = free_count();
+        int room = free_count(j);
         std::vector<int> running;
         for (std::size_t v = 0; v < jobs_.size(); ++v) {
-          if (js_[v].state == State::running && jobs_[v].priority < jobs_[j].priority) running.push_back(static_cast<int>(v));
+          if (js_[v].state == State::running && jobs_[v].priority < jobs_[j].priority &&
+              held_in_partition(static_cast<int>(v), j) > 0) {
+            running.push_back(static_cast<int>(v));
+          }
         }
         std::sort(running.begin(), running.end(), [&](int a, int b) { return jobs_[a].priority < jobs_[b].priority; });
         for (int v : running) {
           if (room >= jobs_[j].sizes.front()) break;
           victims.push_back(v);
-          room += static_cast<int>(js_[v].gpus.size());
+          room += held_in_partition(v, j);
         }
         if (room >= jobs_[j].sizes.front()) {
           for (int v : victims) stop(v, false);
@@ -648,8 +732,8 @@ class Simulation {
         }
         continue;
       }
-      if (c_.policy == Policy::fifo) break;
-      if (c_.policy == Policy::backfill) reservation = shadow(jobs_[j].sizes.front());
+      if (c_.policy == Policy::fifo) blocked.insert(part);
+      if (c_.policy == Policy::backfill) reservations[part] = shadow(jobs_[j].sizes.front(), j);
     }
     // Tidal: at each hour, elastic jobs grow into GPUs nobody waits for (a checkpoint and a restart).
     if (c_.policy == Policy::tidal && hour_tick) {
@@ -662,7 +746,7 @@ class Simulation {
           for (int k = static_cast<int>(jobs_[j].sizes.size()) - 1; k > s.size_index; --k) {
             if (jobs_[j].sizes[k] > quota_left(static_cast<int>(j))) continue;
             const int extra = jobs_[j].sizes[k] - static_cast<int>(s.gpus.size());
-            auto more = find_gpus(extra);
+            auto more = find_gpus(extra, -1, &node_ok_[j]);
             if (more.empty()) continue;
             std::vector<int> all = s.gpus;
             all.insert(all.end(), more.begin(), more.end());
@@ -714,6 +798,7 @@ class Simulation {
         met += h.rate * kHour * h.outcome.attainment;
         if (h.outcome.ttft_p99_s) o.ttft_p99_s = std::max(o.ttft_p99_s.value_or(0.0), *h.outcome.ttft_p99_s);
         if (h.outcome.tpot_p99_s) o.tpot_p99_s = std::max(o.tpot_p99_s.value_or(0.0), *h.outcome.tpot_p99_s);
+        if (h.outcome.latency_p99_s) o.latency_p99_s = std::max(o.latency_p99_s.value_or(0.0), *h.outcome.latency_p99_s);
       }
       o.slo_attainment = requests > 0 ? met / requests : 1.0;
     }
@@ -756,6 +841,7 @@ class Simulation {
   std::vector<int> owner_, svc_;
   std::vector<bool> node_up_;
   std::vector<JobState> js_;
+  std::vector<std::vector<bool>> node_ok_;  ///< per job, the nodes its partition holds
   std::vector<std::vector<Replica>> replicas_;
   std::vector<double> busy_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> queue_;

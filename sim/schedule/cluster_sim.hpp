@@ -36,6 +36,11 @@ struct WorkJob {
   double restart_s = 0;              ///< from each (re)start to the first useful step
   double memory_per_gpu = 0;         ///< bytes; 0: unknown
   double power_per_gpu_w = 0;        ///< GPU board power while it runs
+  // Its Slurm partition (schedule_config.hpp's PartitionSpec), all defaults without one.
+  std::string partition;             ///< empty: any node
+  std::vector<int> nodes;            ///< the partition's node indices; empty: every node
+  int tier = 0;                      ///< the partition's priority tier: a higher tier is considered first
+  double max_run_s = 0;              ///< the partition's MaxTime: a run stops there and requeues (0: no limit)
   [[nodiscard]] bool elastic() const noexcept { return sizes.size() > 1; }
 };
 
@@ -44,10 +49,12 @@ struct HourService {
   double attainment = 1;             ///< share of requests within the SLO
   std::optional<double> ttft_p99_s, tpot_p99_s;
   double busy = 0;                   ///< share of the time a replica runs iterations
+  std::optional<double> latency_p99_s;  ///< request latency, arrival to response (measured services)
 };
 
 struct ServiceModel {
   std::string name, tenant;
+  bool measured = false;             ///< given by measured latency against batch size, not a serving scenario
   int gpus_per_replica = 1;
   int min_replicas = 1, max_replicas = 1 << 20;
   int priority = 100;
@@ -73,6 +80,8 @@ struct ClusterModel {
   std::uint64_t seed = 1;
   // Power (W) and cost.
   double gpu_idle_w = 70;
+  double gpu_tdp_w = 700;
+  double memory_bound_load = 0.6;    ///< facility.power: memory-bound draw = idle + this x (TDP - idle)
   double node_base_w = 0;            ///< a node's non-GPU draw
   double fabric_w = 0;               ///< switches, optics, other powered parts
   double pue = 1.0;
@@ -92,6 +101,8 @@ struct JobOutcome {
   double gpu_hours = 0, lost_work_s = 0, queued_s = 0, energy_j = 0, cost_usd = 0;
   double progress = 0;               ///< share of its work done at the end
   int preemptions = 0, resizes = 0, failures = 0, oom_kills = 0;
+  std::string partition;             ///< WorkJob::partition
+  int time_limits = 0;               ///< runs stopped at the partition's max_time (checkpointed, requeued)
   std::string never_fits;            ///< why it cannot run on this cluster at all; empty otherwise
 };
 
@@ -103,9 +114,11 @@ struct ServiceHour {
 
 struct ServiceOutcome {
   std::string name, tenant;
+  bool measured = false;             ///< ServiceModel::measured: latency_p99_s instead of TTFT and TPOT
   std::vector<ServiceHour> hours;
   double slo_attainment = 1;         ///< request-weighted over the span
   std::optional<double> ttft_p99_s, tpot_p99_s;  ///< the worst hour's p99
+  std::optional<double> latency_p99_s;           ///< the worst hour's p99 request latency (measured services)
   double gpu_hours = 0, energy_j = 0, cost_usd = 0;
   int oom_kills = 0;
   std::string colocation;            ///< the co-location model's line, when replicas shared GPUs

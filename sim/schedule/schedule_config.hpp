@@ -15,6 +15,7 @@
 #include "sim/input/yaml_edit.hpp"
 #include "sim/schedule/colocation_model.hpp"
 #include "sim/schedule/job_trace.hpp"
+#include "sim/schedule/measured_service.hpp"
 
 namespace cs {
 
@@ -28,6 +29,19 @@ namespace cs {
 ///             shared GPUs, co-locating) when their load comes back.
 enum class Policy { fifo, backfill, priority, tidal };
 [[nodiscard]] const EnumTable<Policy>& policy_names();
+
+/// A Slurm partition: a named set of nodes that jobs name; a job runs only on its partition's nodes
+/// (docs/schedule.md). Nodes are given as a count (the nodes after the previous partition's last) or as index
+/// ranges ("0-1,3"); partitions may overlap, as Slurm's do.
+struct PartitionSpec {
+  std::string name;
+  int nodes = 0;               ///< a count: the nodes after the previous partition's last
+  std::string node_indices;    ///< or index ranges "0-1,3" (checked when read)
+  std::optional<Time> max_time;  ///< Slurm's MaxTime: a run stops there (a checkpoint, then requeued)
+  std::vector<std::string> tenants;  ///< Slurm's AllowAccounts; empty: every tenant
+  int priority_tier = 0;       ///< Slurm's PriorityTier: a higher tier's pending jobs are considered first
+  SourceLocation where;
+};
 
 struct ClusterSpec {
   std::string scenario;        ///< base scenario: topology, GPU profile, facility, price book
@@ -46,7 +60,8 @@ struct TrainingJobSpec {
   Time checkpoint_interval = Time::from_seconds(3600);
   std::optional<Time> restart;  ///< restart overhead; absent: the facility's reliability.restart_overhead
   std::vector<Setting> set;    ///< scenario keys written over the scenario's values
-  SourceLocation where;
+  std::string partition;       ///< empty: any node
+  SourceLocation where, partition_where;
 };
 
 struct BatchJobSpec {
@@ -56,12 +71,32 @@ struct BatchJobSpec {
   int priority = 0;
   Time submit;
   Bytes memory_per_gpu;        ///< for the out-of-memory check when co-located (0: unknown, not checked)
-  SourceLocation where;
+  std::string partition;       ///< empty: any node
+  SourceLocation where, partition_where;
+};
+
+/// A service given by its measured latency against batch size instead of a serving scenario
+/// (measured_service.hpp): a recommendation model, or any model clustersim does not replay.
+struct MeasuredServiceSpec {
+  std::vector<LatencyPoint> latency;  ///< batches ascending from 1 (inline, or read from latency_file)
+  std::string latency_file;    ///< CSV batch,latency_s, resolved against the schedule's directory
+  int gpus = 1;                ///< GPUs per replica
+  Bytes memory;                ///< GPU memory a replica holds (0: not checked)
+  int max_batch = 0;           ///< the batcher's largest batch; 0: the largest measured
+  Time max_queue_delay;        ///< the batcher dispatches the oldest request after at most this wait
+  Time slo;                    ///< request latency bound (target_attainment of requests within it: 0.99 = p99)
+  RequestDistribution arrivals = RequestDistribution::poisson;
+  std::int64_t seed = 1;
+  bool cuda_graphs = true;     ///< co-location: a batch's kernels submitted at once (a graph) or trickling in
+  std::optional<double> gpu_share;  ///< co-location: kernel time over a batch's latency; absent: the file's
+  double compute_bound_share = 0;   ///< power: 0 memory-bound (facility memory_bound_load), 1 at TDP
+  SourceLocation where, max_batch_where;
 };
 
 struct ServiceSpec {
   std::string name, tenant = "default";
   std::string scenario;        ///< serving scenario: model, deployment (tp, pp), engine, SLO, lengths
+  std::optional<MeasuredServiceSpec> measured;  ///< instead of a scenario
   std::array<double, 24> rate{};  ///< requests/s in each hour of the day from midnight
   int min_replicas = 1, max_replicas = 1 << 20;
   double target_attainment = 0.99;  ///< autoscaling: replicas so that this share of requests meets the SLO
@@ -79,7 +114,8 @@ struct TraceSpec {
   std::string tenant = "trace";
   int limit = 0;               ///< jobs at most, in submit order (0: all)
   Time offset;                 ///< the trace's first submit is at this time of the span
-  SourceLocation where;
+  std::string partition;       ///< its jobs' partition; empty: any node
+  SourceLocation where, partition_where;
 };
 
 struct ScheduleConfig {
@@ -94,6 +130,7 @@ struct ScheduleConfig {
   std::int64_t seed = 1;
   std::string colocation;      ///< co-location constants file; empty: data/colocation.yaml
   std::map<std::string, int> quotas;  ///< tenant -> GPUs its jobs may hold at once (ClusterModel::quotas)
+  std::vector<PartitionSpec> partitions;
   std::vector<TrainingJobSpec> training;
   std::vector<BatchJobSpec> batch;
   std::vector<ServiceSpec> services;
@@ -105,6 +142,9 @@ struct ScheduleConfig {
 /// Reads and checks a schedule file (relative paths resolved against its directory). Throws InputError located
 /// at the offending key.
 [[nodiscard]] ScheduleConfig load_schedule_file(const std::string& path, const std::vector<Setting>& settings = {});
+/// A partition's nodes: a count N takes the N nodes from `next` (the node after the previous partition's last),
+/// node_indices "0-1,3" name them. Throws InputError at the partition when a node is beyond the cluster's `nodes`.
+[[nodiscard]] std::vector<int> partition_nodes(const PartitionSpec& p, int next, int nodes);
 /// Whether a parsed YAML document is a schedule file rather than a scenario: it has `span:`, or lists of
 /// `training:`, `services:`, `batch:` or `traces:` (a scenario's training is a mapping). A sweep's base may be
 /// either.

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/collectives/network_options.hpp"
 #include "sim/facility/price_book.hpp"
@@ -72,6 +73,8 @@ void cluster_model(const ScheduleConfig& cfg, ScheduleRun& run, const ScenarioHo
   }
   const auto& p = t.power;
   c.gpu_idle_w = p.curve.idle.value();
+  c.gpu_tdp_w = sc.profile.gpu.tdp.value();
+  c.memory_bound_load = sc.facility.power.memory_bound_load;
   c.node_base_w = (p.node_idle - p.curve.idle * c.gpus_per_node).value();
   c.fabric_w = (p.switch_power + p.transceiver_power + p.other_power).value();
   c.pue = p.pue;
@@ -259,6 +262,77 @@ class ServiceEvaluator {
   double capacity_ = 0;
 };
 
+/// A service given by measured latency against batch size (measured_service.hpp): sized each hour by probing one
+/// replica's batcher at the hour's rate per replica; co-located as a replica whose iteration is one batch.
+ServiceModel measured_service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, const ColocationParams& params,
+                                    const ClusterModel& cluster, std::vector<std::string>& notes) {
+  const MeasuredServiceSpec& ms = *spec.measured;
+  if (ms.gpus > cluster.gpus_per_node && cluster.isolation != Isolation::nodes) {
+    throw InputError(ms.where, "services." + spec.name + ".measured.gpus",
+                     fmt::format("a replica of {} GPUs spans nodes of {}", ms.gpus, cluster.gpus_per_node));
+  }
+  ReplicaProbeSpec probe;
+  probe.batching.max_batch = ms.max_batch > 0 ? ms.max_batch : ms.latency.back().batch;
+  probe.batching.max_queue_delay_s = ms.max_queue_delay.seconds();
+  probe.slo_s = ms.slo.seconds();
+  probe.arrivals = ms.arrivals;
+  probe.seed = static_cast<std::uint64_t>(ms.seed);
+  auto model = std::make_shared<MeasuredReplicaModel>(LatencyCurve(ms.latency), probe, spec.target_attainment);
+  const LatencyCurve& curve = model->curve();
+  // A lone request waits the whole queue delay and then runs as a batch of one: the least latency there is at
+  // low load, so an SLO below it is met at no rate.
+  const double lone = ms.max_queue_delay.seconds() + curve.at(1);
+  if (lone > probe.slo_s) {
+    throw InputError(ms.where, "services." + spec.name + ".measured.slo",
+                     fmt::format("a lone request takes {:.3g} ms (max_queue_delay + the batch of 1), above the {:.3g} "
+                                 "ms SLO: met at no rate",
+                                 lone * 1e3, probe.slo_s * 1e3));
+  }
+  ServiceModel m;
+  m.name = spec.name;
+  m.tenant = spec.tenant;
+  m.measured = true;
+  m.gpus_per_replica = ms.gpus;
+  m.min_replicas = spec.min_replicas;
+  m.max_replicas = spec.max_replicas;
+  m.priority = spec.priority;
+  m.rate = spec.rate;
+  m.replicas_for = [model](double rate) { return model->replicas_for(rate); };
+  m.evaluate = [model](double rate, double slowdown) {
+    const ReplicaProbe p = model->evaluate(rate, slowdown);
+    HourService h;
+    h.attainment = p.attainment;
+    h.busy = p.busy;
+    if (p.requests > 0) h.latency_p99_s = p.latency_p99_s;
+    return h;
+  };
+  // The co-located iteration is one batch of the mean size at the busiest hour's rate per replica.
+  const double peak = *std::max_element(spec.rate.begin(), spec.rate.end());
+  const int peak_replicas = std::clamp(model->replicas_for(peak), std::max(1, spec.min_replicas), spec.max_replicas);
+  const ReplicaProbe at_peak = model->evaluate(peak / peak_replicas, 1.0);
+  const int batch = std::clamp(static_cast<int>(std::lround(at_peak.mean_batch)), 1, probe.batching.max_batch);
+  IterationShape it;
+  it.wall = Time::from_seconds(curve.at(batch));
+  it.cuda_graphs = ms.cuda_graphs;
+  ColocationParams p = params;
+  if (ms.gpu_share) p.graph_gpu_share = p.eager_gpu_share = *ms.gpu_share;
+  m.colocation = colocate(cfg.isolation, it, p, spec.mps_limit, spec.mig_slices);
+  m.memory_per_gpu = ms.memory.value() / ms.gpus;
+  const double load = cluster.memory_bound_load + ms.compute_bound_share * (1 - cluster.memory_bound_load);
+  m.power_per_gpu_busy_w = cluster.gpu_idle_w + load * (cluster.gpu_tdp_w - cluster.gpu_idle_w);
+  notes.push_back(fmt::format("{}: measured latency, {} points (batch 1: {:.2f} ms, batch {}: {:.2f} ms), batcher "
+                              "max_batch {} and max_queue_delay {:.2f} ms, SLO {:.1f} ms for {:.0f}% of requests; "
+                              "{} replicas of {} GPUs at the peak {:.0f} requests/s (mean batch {:.1f}, p99 {:.2f} "
+                              "ms); co-located: {} (x{:.2f} batch, training at {:.0f}%)",
+                              spec.name, ms.latency.size(), curve.at(1) * 1e3, curve.largest_batch(),
+                              curve.at(curve.largest_batch()) * 1e3, probe.batching.max_batch,
+                              probe.batching.max_queue_delay_s * 1e3, probe.slo_s * 1e3,
+                              100 * spec.target_attainment, peak_replicas, ms.gpus, peak, at_peak.mean_batch,
+                              at_peak.latency_p99_s * 1e3, m.colocation.mechanism, m.colocation.replica_slowdown,
+                              100 * m.colocation.training_rate));
+  return m;
+}
+
 ServiceModel service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, const ColocationParams& params,
                            const ClusterModel& cluster, std::vector<std::shared_ptr<ServiceEvaluator>>& keep,
                            std::vector<std::string>& notes, const ScenarioHook& hook) {
@@ -334,8 +408,47 @@ ScheduleRun run_schedule(const ScheduleConfig& config, const ScenarioHook& hook)
   cluster_model(config, run, hook);
   const ColocationParams params =
       config.colocation.empty() ? ColocationParams::shipped() : load_colocation_params(config.colocation);
-  for (const auto& spec : config.training) run.jobs.push_back(training_job(spec, run.notes, hook));
-  for (const auto& spec : config.batch) run.jobs.push_back(batch_job(spec));
+  // Partitions resolved against the cluster's nodes; each job takes its partition's nodes, tier and max_time.
+  struct Partition {
+    std::vector<int> nodes;
+    int tier = 0;
+    double max_run_s = 0;
+  };
+  std::map<std::string, Partition> partitions;
+  {
+    const int per = run.cluster.gpus_per_node;
+    const int node_count = (run.cluster.gpus + per - 1) / per;
+    int next = 0;
+    for (const auto& p : config.partitions) {
+      Partition& r = partitions[p.name];
+      r.nodes = partition_nodes(p, next, node_count);
+      r.tier = p.priority_tier;
+      r.max_run_s = p.max_time ? p.max_time->seconds() : 0.0;
+      next = r.nodes.back() + 1;
+      std::string list;
+      for (int n : r.nodes) list += (list.empty() ? "" : ",") + std::to_string(n);
+      run.notes.push_back(fmt::format("partition {}: nodes {} ({} GPUs), max_time {}, priority tier {}{}", p.name, list,
+                                      static_cast<int>(r.nodes.size()) * per,
+                                      p.max_time ? fmt::format("{:.1f} h", r.max_run_s / 3600) : "none", r.tier,
+                                      p.tenants.empty() ? "" : ", tenants " + fmt::format("{}", fmt::join(p.tenants, ", "))));
+    }
+  }
+  const auto in_partition = [&](WorkJob& j, const std::string& name) {
+    if (name.empty()) return;
+    const Partition& p = partitions.at(name);
+    j.partition = name;
+    j.nodes = p.nodes;
+    j.tier = p.tier;
+    j.max_run_s = p.max_run_s;
+  };
+  for (const auto& spec : config.training) {
+    run.jobs.push_back(training_job(spec, run.notes, hook));
+    in_partition(run.jobs.back(), spec.partition);
+  }
+  for (const auto& spec : config.batch) {
+    run.jobs.push_back(batch_job(spec));
+    in_partition(run.jobs.back(), spec.partition);
+  }
   for (const auto& trace : config.traces) {
     TraceRead read;
     try {
@@ -352,6 +465,7 @@ ScheduleRun run_schedule(const ScheduleConfig& config, const ScenarioHook& hook)
       b.submit = Time::from_seconds(t.submit_s);
       b.priority = t.priority;
       run.jobs.push_back(batch_job(b));
+      in_partition(run.jobs.back(), trace.partition);
     }
     run.notes.push_back(fmt::format("trace {} ({}): {} jobs read as batch jobs, {} rows skipped (no GPUs or no "
                                     "run time)",
@@ -360,7 +474,8 @@ ScheduleRun run_schedule(const ScheduleConfig& config, const ScenarioHook& hook)
   }
   std::vector<std::shared_ptr<ServiceEvaluator>> keep;
   for (const auto& spec : config.services) {
-    run.services.push_back(service_model(config, spec, params, run.cluster, keep, run.notes, hook));
+    run.services.push_back(spec.measured ? measured_service_model(config, spec, params, run.cluster, run.notes)
+                                         : service_model(config, spec, params, run.cluster, keep, run.notes, hook));
   }
   const auto t1 = std::chrono::steady_clock::now();
   run.result = simulate_cluster(run.cluster, run.jobs, run.services);

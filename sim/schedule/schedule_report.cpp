@@ -47,6 +47,10 @@ nlohmann::ordered_json schedule_json(const ScheduleRun& run) {
     x["oom_kills"] = o.oom_kills;
     x["energy_kwh"] = o.energy_j / 3.6e6;
     x["cost_usd"] = o.cost_usd;
+    if (!o.partition.empty()) {
+      x["partition"] = o.partition;
+      x["time_limits"] = o.time_limits;
+    }
     if (!o.never_fits.empty()) x["never_fits"] = o.never_fits;
     jobs.push_back(std::move(x));
   }
@@ -59,6 +63,10 @@ nlohmann::ordered_json schedule_json(const ScheduleRun& run) {
     x["slo_attainment"] = o.slo_attainment;
     x["ttft_p99_s"] = opt(o.ttft_p99_s);
     x["tpot_p99_s"] = opt(o.tpot_p99_s);
+    if (o.measured) {
+      x["given_by"] = "measured";  // latency against batch size: no tokens, so TTFT and TPOT are null
+      x["latency_p99_s"] = opt(o.latency_p99_s);
+    }
     x["gpu_hours"] = o.gpu_hours;
     x["oom_kills"] = o.oom_kills;
     x["energy_kwh"] = o.energy_j / 3.6e6;
@@ -66,13 +74,15 @@ nlohmann::ordered_json schedule_json(const ScheduleRun& run) {
     if (!o.colocation.empty()) x["colocation"] = o.colocation;
     auto& hs = x["hours"] = nlohmann::ordered_json::array();
     for (const auto& h : o.hours) {
-      hs.push_back({{"rate_per_s", h.rate},
-                    {"replicas", h.replicas},
-                    {"colocated", h.colocated},
-                    {"wanted", h.wanted},
-                    {"slo_attainment", h.outcome.attainment},
-                    {"ttft_p99_s", opt(h.outcome.ttft_p99_s)},
-                    {"tpot_p99_s", opt(h.outcome.tpot_p99_s)}});
+      nlohmann::ordered_json y{{"rate_per_s", h.rate},
+                               {"replicas", h.replicas},
+                               {"colocated", h.colocated},
+                               {"wanted", h.wanted},
+                               {"slo_attainment", h.outcome.attainment},
+                               {"ttft_p99_s", opt(h.outcome.ttft_p99_s)},
+                               {"tpot_p99_s", opt(h.outcome.tpot_p99_s)}};
+      if (o.measured) y["latency_p99_s"] = opt(h.outcome.latency_p99_s);
+      hs.push_back(std::move(y));
     }
     services.push_back(std::move(x));
   }
@@ -118,6 +128,10 @@ std::string schedule_summary(const ScheduleRun& run) {
                      hours(j.submitted_s), t(j.started_s),
                      j.finished_s ? t(j.finished_s) : fmt::format("{:.0f}%", 100 * j.progress), hours(j.queued_s),
                      j.gpu_hours, hours(j.lost_work_s), fmt::format("${:.0f}", j.cost_usd));
+    if (!j.partition.empty()) {
+      o << "      partition " << j.partition
+        << (j.time_limits > 0 ? fmt::format("; stopped at its max_time {} times", j.time_limits) : "") << "\n";
+    }
     if (!j.never_fits.empty()) o << "      never fits: " << j.never_fits << "\n";
   }
   if (!r.services.empty()) {
@@ -128,6 +142,7 @@ std::string schedule_summary(const ScheduleRun& run) {
       const auto ms = [](const std::optional<double>& v) { return v ? fmt::format("{:.0f} ms", *v * 1e3) : "-"; };
       o << fmt::format("  {:<22} {:>9.1f}% {:>12} {:>12} {:>10.0f} {:>10}\n", s.name, 100 * s.slo_attainment,
                        ms(s.ttft_p99_s), ms(s.tpot_p99_s), s.gpu_hours, fmt::format("${:.0f}", s.cost_usd));
+      if (s.measured) o << "      given by measured latency: request latency p99 " << ms(s.latency_p99_s) << "\n";
       if (!s.colocation.empty()) o << "      co-located replicas: " << s.colocation << "\n";
     }
     o << "  (TTFT and TPOT p99: the worst hour's)\n";
@@ -166,6 +181,15 @@ std::string schedule_trace(const ScheduleRun& run) {
                         {"cat", iv.service ? "service" : "job"},
                         {"ts", iv.from_s * 1e6},
                         {"dur", (iv.to_s - iv.from_s) * 1e6}});
+    }
+  }
+  // A measured service's replicas and p99 request latency by hour (a scenario service's hours are in the JSON).
+  for (const auto& s : run.result.services) {
+    if (!s.measured) continue;
+    for (std::size_t h = 0; h < s.hours.size(); ++h) {
+      nlohmann::json args{{"replicas", s.hours[h].replicas}, {"colocated", s.hours[h].colocated}};
+      if (s.hours[h].outcome.latency_p99_s) args["latency p99 ms"] = *s.hours[h].outcome.latency_p99_s * 1e3;
+      events.push_back({{"ph", "C"}, {"pid", 0}, {"name", s.name}, {"ts", h * 3600.0 * 1e6}, {"args", args}});
     }
   }
   const auto& hours_v = run.result.hours;

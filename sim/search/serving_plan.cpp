@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -141,6 +142,77 @@ ServingCandidate evaluate(const SearchContext& ctx, const ComputeCostModel& comp
   return c;
 }
 
+/// A disaggregated candidate: `prefill` replicas in the prefill pool and the fewest decode replicas that meet the
+/// SLO, by bisection over whole-service runs (the pools feed each other, so one replica does not stand for the
+/// service). A split that misses with every decode replica the cluster leaves is reported at that most.
+ServingCandidate evaluate_split(const SearchContext& ctx, const ComputeCostModel& compute, int prefill) {
+  const Scenario& sc = ctx.sc;
+  const ServingConfig& base = *sc.serving;
+  ServingCandidate c;
+  c.engine = base.engine;
+  Deployment d = base.deployment;
+  d.prefill.replicas = prefill;
+  const int per_prefill = d.pool(PoolRole::prefill).gpus_per_replica();
+  d.decode.replicas = 1;
+  const int per_decode = d.pool(PoolRole::decode).gpus_per_replica();
+  const int most = std::max(1, (ctx.max_gpus - prefill * per_prefill) / per_decode);
+  const double rate = base.load.rate;
+  const Time duration = ctx.options.probe_duration.value_or(plan_probe_duration(base, rate));
+  std::map<int, ServingResult> probed;
+  const auto probe = [&](int decode) -> const ServingResult& {
+    if (auto it = probed.find(decode); it != probed.end()) return it->second;
+    ServingConfig config = base;
+    config.deployment = d;
+    config.deployment.decode.replicas = decode;
+    config.load.arrivals = ArrivalKind::poisson;
+    config.duration = duration;
+    ++c.probes;
+    return probed.emplace(decode, simulate_service(sc, config, compute).result).first->second;
+  };
+  try {
+    (void)probe(most);
+  } catch (const InputError& e) {
+    d.decode.replicas = most;
+    c.deployment = d;
+    c.description = describe_deployment(d, c.engine);
+    c.fits = false;
+    c.reason = e.message();
+    c.gpus = d.gpus();
+    return c;
+  }
+  const double target = base.slo.attainment;
+  int chosen = most;
+  if (slo_attainment(probe(most)) >= target) {
+    c.meets_slo = true;
+    int lo = 0;  // no decode replica serves nothing
+    while (chosen - lo > 1) {
+      const int mid = (lo + chosen) / 2;
+      (slo_attainment(probe(mid)) >= target ? chosen : lo) = mid;
+    }
+  }
+  const ServingResult& s = probe(chosen);
+  d.decode.replicas = chosen;
+  c.deployment = d;
+  c.description = describe_deployment(d, c.engine);
+  c.gpus = d.gpus();
+  c.slo_attainment = slo_attainment(s);
+  c.probe_requests = s.arrived;
+  c.ttft_p99_s = s.ttft.p99_s;
+  c.tpot_p99_s = s.tpot.p99_s;
+  c.tokens_per_s = s.input_tokens_per_s + s.output_tokens_per_s;  // the whole service's
+  c.usd_per_gpu_hour = usd_per_gpu_hour(ctx, s);
+  c.cost_usd_per_hour = c.usd_per_gpu_hour * c.gpus;
+  if (c.tokens_per_s > 0) c.usd_per_million_tokens = c.cost_usd_per_hour / (c.tokens_per_s * 3600) * 1e6;
+  if (!c.meets_slo) {
+    c.reason = fmt::format(
+        "misses the SLO: {:.1f}% of requests within it with {} prefill and {} decode replica{} ({} GPUs, the most "
+        "the cluster holds beside {} prefill), under the {:.1f}% target{}",
+        100 * c.slo_attainment, prefill, chosen, chosen == 1 ? "" : "s", c.gpus, prefill, 100 * target,
+        s.queue.unbounded ? "; the queue grew without bound" : "");
+  }
+  return c;
+}
+
 /// Best first: those that meet the SLO by cost per hour (to the cent), then GPUs, then TTFT p99; then those that fit
 /// but miss, closest first; then those that do not fit.
 bool ranks_before(const ServingCandidate& a, const ServingCandidate& b) {
@@ -161,8 +233,8 @@ bool ranks_before(const ServingCandidate& a, const ServingCandidate& b) {
 std::string why_lost(const ServingCandidate& c, const ServingCandidate& above) {
   if (!c.meets_slo) return c.reason;
   if (c.gpus != above.gpus) {
-    return fmt::format("needs {} replicas = {} GPUs against {} GPUs (+${:.2f} per hour)", c.deployment.replicas, c.gpus,
-                       above.gpus, c.cost_usd_per_hour - above.cost_usd_per_hour);
+    return fmt::format("needs {} replicas = {} GPUs against {} GPUs (+${:.2f} per hour)", replica_count(c.deployment),
+                       c.gpus, above.gpus, c.cost_usd_per_hour - above.cost_usd_per_hour);
   }
   if (std::llround(c.cost_usd_per_hour / kCostTie) != std::llround(above.cost_usd_per_hour / kCostTie)) {
     return fmt::format("the same {} GPUs at +${:.2f} per hour: more of their time computing, so more power drawn",
@@ -181,8 +253,7 @@ ServiceCheck check_whole_service(const Scenario& sc, const ServingCandidate& bes
   config.deployment = best.deployment;
   config.engine = best.engine;
   const auto compute = make_cost_model(sc.profile, sc.facility.power.gpu_power_cap);
-  const TopologyComm comm(sc.topology, best.deployment.tp, collective_calibration(sc.network));
-  const ServingRun run = run_serving(config, sc.model, *compute, comm, sc.profile.gpu.memory);
+  const ServingRun run = simulate_service(sc, config, *compute);
   ServiceCheck check;
   check.slo_attainment = slo_attainment(run.result);
   check.ttft_p99_s = run.result.ttft.p99_s;
@@ -192,14 +263,83 @@ ServiceCheck check_whole_service(const Scenario& sc, const ServingCandidate& bes
   return check;
 }
 
+/// Evaluates candidates 0 .. n-1 with `evaluate_one(compute, i)` on the search's threads (each with its own cost
+/// model), then ranks them, says why each lost, and checks the best as a whole service.
+ServingPlan evaluate_all(const SearchContext& ctx, std::size_t n,
+                         const std::function<ServingCandidate(const ComputeCostModel&, std::size_t)>& evaluate_one,
+                         std::chrono::steady_clock::time_point t0) {
+  const Scenario& sc = ctx.sc;
+  const ServingConfig& base = *sc.serving;
+  ServingPlan plan;
+  plan.scenario_name = sc.name;
+  plan.model_name = sc.model.name;
+  plan.gpu_name = sc.profile.gpu.name;
+  plan.rate = base.load.rate;
+  plan.max_gpus = ctx.max_gpus;
+  plan.slo = base.slo;
+  plan.deployments.resize(n);
+  const int wanted =
+      ctx.options.threads > 0 ? ctx.options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int threads = std::max(1, std::min<int>(wanted, static_cast<int>(n)));
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+  const auto work = [&](std::size_t worker) {
+    try {
+      const auto compute = make_cost_model(sc.profile, sc.facility.power.gpu_power_cap);
+      for (std::size_t i = next++; i < n; i = next++) plan.deployments[i] = evaluate_one(*compute, i);
+    } catch (...) {
+      errors[worker] = std::current_exception();
+      next = n;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int k = 1; k < threads; ++k) pool.emplace_back(work, static_cast<std::size_t>(k));
+  work(0);
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  std::stable_sort(plan.deployments.begin(), plan.deployments.end(), ranks_before);
+  for (std::size_t i = 1; i < plan.deployments.size(); ++i) {
+    plan.deployments[i].why_lost = why_lost(plan.deployments[i], plan.deployments[i - 1]);
+  }
+  for (const auto& c : plan.deployments) plan.probes += c.probes;
+  if (plan.found()) plan.best_check = check_whole_service(sc, plan.deployments.front());
+  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return plan;
+}
+
+/// A disaggregated service: its pools' layouts, engine and formats stay the scenario's; the search is over the
+/// prefill:decode ratio. Every prefill count the cluster holds beside one decode replica, each with the fewest
+/// decode replicas that meet the SLO (evaluate_split).
+ServingPlan plan_disaggregated(const SearchContext& ctx, std::chrono::steady_clock::time_point t0) {
+  const Deployment& d = ctx.sc.serving->deployment;
+  const int per_prefill = d.pool(PoolRole::prefill).gpus_per_replica();
+  const int per_decode = d.pool(PoolRole::decode).gpus_per_replica();
+  const int most_prefill = std::max(1, (ctx.max_gpus - per_decode) / per_prefill);
+  return evaluate_all(ctx, static_cast<std::size_t>(most_prefill), [&](const ComputeCostModel& compute, std::size_t i) {
+    return evaluate_split(ctx, compute, static_cast<int>(i) + 1);
+  }, t0);
+}
+
 }  // namespace
 
 Time plan_probe_duration(const ServingConfig& service, double rate) {
   return std::max(service.duration.value_or(kDefaultServingDuration), steady_probe_duration(rate));
 }
 
+std::string replica_count(const Deployment& d) {
+  if (!d.disaggregated()) return std::to_string(d.replicas);
+  return fmt::format("{}+{}", d.prefill.replicas, d.decode.replicas);
+}
+
 std::string describe_deployment(const Deployment& d, const EngineConfig& e) {
   std::string s = fmt::format("tp{} pp{} ep{} {}, max_seqs {}", d.tp, d.pp, d.ep, to_string(d.weights), e.max_seqs);
+  if (d.disaggregated()) {
+    const Deployment p = d.pool(PoolRole::prefill), q = d.pool(PoolRole::decode);
+    s = fmt::format("prefill {} x tp{}, decode {} x tp{} (pp{} ep{} {}), max_seqs {}", p.replicas, p.tp, q.replicas,
+                    q.tp, d.pp, d.ep, to_string(d.weights), e.max_seqs);
+  }
   if (e.batching == Batching::chunked_prefill) return s + fmt::format(", token_budget {}", e.token_budget);
   return s + fmt::format(", max_batched_tokens {}", e.max_batched_tokens);
 }
@@ -243,6 +383,8 @@ ServingPlan plan_serving(const Scenario& sc, const ServingPlanOptions& options) 
     ctx.inventory.reset();  // ranked by GPUs alone
   }
 
+  if (base.deployment.disaggregated()) return plan_disaggregated(ctx, t0);
+
   std::vector<DType> weights{DType::bf16};
   if (sc.profile.gpu.peak.count(DType::fp8) > 0) weights.push_back(DType::fp8);
   std::vector<EngineConfig> engines;
@@ -285,45 +427,9 @@ ServingPlan plan_serving(const Scenario& sc, const ServingPlanOptions& options) 
     }
   }
 
-  ServingPlan plan;
-  plan.scenario_name = sc.name;
-  plan.model_name = sc.model.name;
-  plan.gpu_name = sc.profile.gpu.name;
-  plan.rate = base.load.rate;
-  plan.max_gpus = ctx.max_gpus;
-  plan.slo = base.slo;
-  plan.deployments.resize(shapes.size());
-  const int threads = std::max(
-      1, std::min<int>(options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()),
-                       static_cast<int>(shapes.size())));
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
-  const auto work = [&](std::size_t worker) {
-    try {
-      const auto compute = make_cost_model(sc.profile, sc.facility.power.gpu_power_cap);
-      for (std::size_t i = next++; i < shapes.size(); i = next++) {
-        plan.deployments[i] = evaluate(ctx, *compute, shapes[i].d, shapes[i].e);
-      }
-    } catch (...) {
-      errors[worker] = std::current_exception();
-      next = shapes.size();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int k = 1; k < threads; ++k) pool.emplace_back(work, static_cast<std::size_t>(k));
-  work(0);
-  for (auto& t : pool) t.join();
-  for (const auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-  std::stable_sort(plan.deployments.begin(), plan.deployments.end(), ranks_before);
-  for (std::size_t i = 1; i < plan.deployments.size(); ++i) {
-    plan.deployments[i].why_lost = why_lost(plan.deployments[i], plan.deployments[i - 1]);
-  }
-  for (const auto& c : plan.deployments) plan.probes += c.probes;
-  if (plan.found()) plan.best_check = check_whole_service(sc, plan.deployments.front());
-  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return plan;
+  return evaluate_all(ctx, shapes.size(), [&](const ComputeCostModel& compute, std::size_t i) {
+    return evaluate(ctx, compute, shapes[i].d, shapes[i].e);
+  }, t0);
 }
 
 }  // namespace cs

@@ -9,6 +9,12 @@
 // replica simulated at rate / replicas (sim/serving/serving_runner.hpp: replicas serve independently), so a probe
 // costs about the same whatever the replica count. A deployment that meets the SLO at r replicas is assumed to
 // meet it at every count above r (a lighter load per replica never queues longer).
+//
+// A disaggregated service (serving.deployment.prefill and decode) keeps its pools' layouts, engine and formats and
+// searches the prefill:decode ratio: for every prefill replica count P the cluster holds beside one decode
+// replica, the fewest decode replicas D that meet the SLO, by bisection over whole-service runs at the rate (the
+// pools feed each other, so a one-replica probe does not stand for them). Attainment is assumed not to fall as D
+// grows; the answer is the cheapest (P, D).
 #pragma once
 
 #include <cstdint>
@@ -87,7 +93,10 @@ struct ServingPlan {
 /// 99% target judged on a few hundred requests moves with every few of them.
 [[nodiscard]] Time plan_probe_duration(const ServingConfig& service, double rate);
 
-/// "tp4 pp1 ep1 bf16, max_seqs 256, max_batched_tokens 8192".
+/// "tp4 pp1 ep1 bf16, max_seqs 256, max_batched_tokens 8192"; disaggregated: "prefill 1 x tp4, decode 3 x tp4
+/// (pp1 ep1 bf16), max_seqs 256, max_batched_tokens 8192".
 [[nodiscard]] std::string describe_deployment(const Deployment& d, const EngineConfig& e);
+/// The replicas of a deployment as the ranking shows them: "8", or "1+3" (prefill + decode).
+[[nodiscard]] std::string replica_count(const Deployment& d);
 
 }  // namespace cs

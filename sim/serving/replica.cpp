@@ -5,8 +5,10 @@
 namespace cs {
 
 Replica::Replica(const EngineConfig& engine, const IterationCost& cost, std::int64_t blocks,
-                 std::vector<Request>& requests)
-    : engine_(engine), cost_(cost), requests_(requests), total_blocks_(blocks) {}
+                 std::vector<Request>& requests, ReplicaRole role)
+    : engine_(engine), role_(role), cost_(cost), requests_(requests), total_blocks_(blocks) {
+  stats_.blocks = blocks;
+}
 
 bool Replica::grow(Request& r, std::int64_t tokens) {
   const std::int64_t need = blocks_for(tokens) - r.blocks;
@@ -25,8 +27,9 @@ void Replica::release(Request& r) {
 bool Replica::enqueue(int id) {
   Request& r = requests_[static_cast<std::size_t>(id)];
   const bool whole_prompts = engine_.batching != Batching::chunked_prefill;
-  if ((whole_prompts && r.prompt - r.prefix_hit > engine_.max_batched_tokens) ||
-      blocks_for(r.prompt + r.output) > total_blocks_) {
+  // A prefill replica holds a prompt's cache only; its first decode step runs on a decode replica.
+  const std::int64_t held = role_ == ReplicaRole::prefill ? r.prompt : r.prompt + r.output;
+  if ((whole_prompts && r.prompt - r.prefix_hit > engine_.max_batched_tokens) || !can_hold(held)) {
     r.state = RequestState::rejected;
     return false;
   }
@@ -220,6 +223,12 @@ void Replica::end_iteration(Time now) {
       r.finish = now;
       r.state = RequestState::finished;
       if (!static_batch) release(r);
+    } else if (role_ == ReplicaRole::prefill && !r.prefilling()) {
+      // Its first token is out: the cache waits here, in its blocks, to be sent to a decode replica.
+      r.state = RequestState::transferring;
+      held_.emplace_back(s.id, r.blocks);
+      r.blocks = 0;
+      handoffs_.push_back(s.id);
     }
   }
   if (static_batch) {
@@ -230,7 +239,46 @@ void Replica::end_iteration(Time now) {
     }
     return;
   }
-  std::erase_if(running_, [&](int id) { return requests_[static_cast<std::size_t>(id)].state == RequestState::finished; });
+  std::erase_if(running_, [&](int id) {
+    const RequestState st = requests_[static_cast<std::size_t>(id)].state;
+    return st == RequestState::finished || st == RequestState::transferring;
+  });
+}
+
+std::vector<int> Replica::take_handoffs() {
+  std::vector<int> out;
+  out.swap(handoffs_);
+  return out;
+}
+
+void Replica::release_handoff(int id) {
+  const auto it = std::find_if(held_.begin(), held_.end(), [id](const auto& h) { return h.first == id; });
+  if (it == held_.end()) return;
+  used_blocks_ -= it->second;
+  held_.erase(it);
+}
+
+void Replica::offer(int id) { offered_.push_back(id); }
+
+std::vector<int> Replica::admit_arrivals() {
+  std::vector<int> admitted;
+  while (!offered_.empty() && running_.size() + static_cast<std::size_t>(receiving_) + waiting_.size() +
+                                      swapped_.size() <
+                                  static_cast<std::size_t>(engine_.max_seqs)) {
+    Request& r = requests_[static_cast<std::size_t>(offered_.front())];
+    if (!grow(r, r.computed)) break;  // in order: the head waits for room, and so do those behind it
+    admitted.push_back(offered_.front());
+    offered_.pop_front();
+    ++receiving_;
+  }
+  return admitted;
+}
+
+void Replica::receive(int id) {
+  Request& r = requests_[static_cast<std::size_t>(id)];
+  --receiving_;
+  r.state = RequestState::running;
+  running_.push_back(id);
 }
 
 }  // namespace cs

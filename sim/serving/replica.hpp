@@ -17,11 +17,18 @@
 // A decode that needs a block when none is free preempts the newest running request (itself if it is the
 // newest): recompute drops its cache and puts it at the head of the queue; swap copies its blocks to the host
 // (their copy time added to the iteration) and parks it until blocks are free.
+//
+// Disaggregated serving gives a replica a role. A prefill replica hands a request off when its prefill samples
+// the first token: the request leaves its batch but its blocks stay held until the KV cache has been sent
+// (release_handoff). A decode replica takes handed-off requests in order as its free blocks can hold each one's
+// prompt (admit_arrivals: the cache is then sent into those blocks) and decodes them once received; a request it
+// preempts by recompute prefills again on the decode replica itself.
 #pragma once
 
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "sim/serving/iteration_cost.hpp"
@@ -39,16 +46,41 @@ struct ReplicaStats {
   std::int64_t max_blocks = 0;     ///< most blocks in use in one iteration
   std::int64_t preemptions = 0;
   std::int64_t iterations = 0;
+  std::int64_t blocks = 0;         ///< the replica's KV-cache blocks
+  int gpus = 1;                    ///< its GPUs, weighting it in a deployment's busy time (set by the simulator)
 };
+
+/// What a replica does with the requests it holds: all of their work, or one side of a disaggregated deployment.
+enum class ReplicaRole { colocated, prefill, decode };
 
 class Replica {
  public:
   /// `requests` (indexed by request id) and `cost` must outlive the replica.
-  Replica(const EngineConfig& engine, const IterationCost& cost, std::int64_t blocks, std::vector<Request>& requests);
+  Replica(const EngineConfig& engine, const IterationCost& cost, std::int64_t blocks, std::vector<Request>& requests,
+          ReplicaRole role = ReplicaRole::colocated);
 
   /// Queues request `id`; false (and the request rejected) when it can never run here: a prompt longer than
-  /// max_batched_tokens (static, continuous) or a prompt and output the whole cache cannot hold.
+  /// max_batched_tokens (static, continuous) or a prompt and output the whole cache cannot hold (a prefill
+  /// replica: a prompt).
   bool enqueue(int id);
+  /// Whether the whole cache could ever hold `tokens` tokens of one request.
+  [[nodiscard]] bool can_hold(std::int64_t tokens) const noexcept { return blocks_for(tokens) <= total_blocks_; }
+
+  // Disaggregated serving (prefill role).
+  /// Requests whose prefill ended in the last iteration and that now wait for their KV cache to be sent; their
+  /// blocks stay held here. Empties the list.
+  [[nodiscard]] std::vector<int> take_handoffs();
+  /// Frees the blocks of handed-off request `id` (its cache has been sent).
+  void release_handoff(int id);
+
+  // Disaggregated serving (decode role).
+  /// Queues handed-off request `id` (its prompt's cache still on the prefill replica) for admission.
+  void offer(int id);
+  /// Admits offered requests in order while max_seqs and the free blocks allow, taking blocks for each one's
+  /// prompt: their caches may now be sent here. Returns their ids.
+  [[nodiscard]] std::vector<int> admit_arrivals();
+  /// Request `id`, admitted earlier, has received its cache: it decodes from the next iteration.
+  void receive(int id);
   /// Forms the next iteration from the queue and the running requests: its time, or nullopt when there is
   /// nothing to run (or nothing fits).
   [[nodiscard]] std::optional<Time> start_iteration();
@@ -57,10 +89,12 @@ class Replica {
   void end_iteration(Time now);
 
   [[nodiscard]] bool in_flight() const noexcept { return in_flight_; }
-  /// Requests waiting for a first or a new prefill, or swapped out.
-  [[nodiscard]] std::size_t queued() const noexcept { return waiting_.size() + swapped_.size(); }
-  /// Requests queued or running.
-  [[nodiscard]] std::size_t load() const noexcept { return queued() + running_.size() + static_batch_.size(); }
+  /// Requests waiting for a first or a new prefill, swapped out, or (decode role) waiting for room for their cache.
+  [[nodiscard]] std::size_t queued() const noexcept { return waiting_.size() + swapped_.size() + offered_.size(); }
+  /// Requests queued, running or (decode role) receiving their cache.
+  [[nodiscard]] std::size_t load() const noexcept {
+    return queued() + running_.size() + static_batch_.size() + static_cast<std::size_t>(receiving_);
+  }
   [[nodiscard]] std::int64_t free_blocks() const noexcept { return total_blocks_ - used_blocks_; }
   [[nodiscard]] const ReplicaStats& stats() const noexcept { return stats_; }
   /// The shape of the iteration in flight (for tests).
@@ -97,6 +131,7 @@ class Replica {
   void form_chunked();
 
   EngineConfig engine_;
+  ReplicaRole role_;
   const IterationCost& cost_;
   std::vector<Request>& requests_;
   std::int64_t total_blocks_;
@@ -109,6 +144,11 @@ class Replica {
   BatchShape batch_;
   std::vector<Scheduled> scheduled_;
   Time transfer_;                  ///< swap copies added to this iteration
+  std::vector<int> handoffs_;      ///< prefill role: handed off by the last iteration, not yet taken
+  /// Prefill role: (request, blocks) whose cache waits or is being sent; a few at a time, searched linearly.
+  std::vector<std::pair<int, std::int64_t>> held_;
+  std::deque<int> offered_;        ///< decode role: handed off to this replica, waiting for room
+  int receiving_ = 0;              ///< decode role: admitted, their caches on the way
   bool in_flight_ = false;
   ReplicaStats stats_;
 };

@@ -2,6 +2,8 @@
 // chunks); the chunk that completes it samples the next token. Each decode step writes the last sampled token's
 // keys and values and samples another, so while decoding computed = prompt + generated - 1. A request preempted
 // by recompute loses its cache and prefills prompt + generated tokens again, sampling as it completes.
+// Disaggregated: after its prefill samples the first token, a request is `transferring` (its KV cache on its way
+// from the prefill replica to a decode replica, or waiting for room there) until it runs on the decode replica.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +12,7 @@
 
 namespace cs {
 
-enum class RequestState { waiting, running, swapped, finished, rejected };
+enum class RequestState { waiting, running, swapped, transferring, finished, rejected };
 
 struct Request {
   Time arrival;

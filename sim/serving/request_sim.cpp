@@ -14,20 +14,13 @@ namespace {
 
 constexpr int kQueueSamples = 240;
 
-/// When arrivals stop: the duration, or a trace's last arrival (just after it) when no duration is given.
-Time arrival_window(const ServingConfig& c, const std::vector<TraceRequest>* trace) {
-  if (c.load.arrivals != ArrivalKind::trace) return c.duration.value_or(kDefaultServingDuration);
-  const Time span = trace && !trace->empty() ? trace->back().arrival + Time::ns(1) : Time::ns(1);
-  return c.duration ? std::min(*c.duration, span) : span;
-}
-
 class RequestSim {
  public:
   RequestSim(const ServingConfig& config, const IterationCost& cost, const ReplicaMemory& memory,
              const std::vector<TraceRequest>* trace)
       : config_(config),
         memory_(memory),
-        window_(arrival_window(config, trace)),
+        window_(serving_arrival_window(config, trace)),
         source_(config.load, window_, static_cast<std::uint64_t>(config.seed), trace) {
     replicas_.reserve(static_cast<std::size_t>(config.deployment.replicas));
     for (int i = 0; i < config.deployment.replicas; ++i) {
@@ -60,14 +53,7 @@ class RequestSim {
   }
 
   void arrive(const RequestSpec& spec) {
-    Request r;
-    r.arrival = spec.arrival;
-    r.prompt = spec.prompt;
-    r.output = std::max<std::int64_t>(1, spec.output);
-    // The prefix cache holds whole blocks of the prompt; at least its last token is computed.
-    const std::int64_t block = config_.engine.block_size;
-    const auto hit = static_cast<std::int64_t>(config_.engine.prefix_cache_hit_rate * static_cast<double>(r.prompt));
-    r.prefix_hit = std::min(r.prompt - 1, hit / block * block);
+    Request r = arriving_request(spec.arrival, spec.prompt, spec.output, config_.engine);
     r.replica = route();
     requests_.push_back(r);
     const auto id = static_cast<int>(requests_.size() - 1);
@@ -125,6 +111,24 @@ class RequestSim {
 };
 
 }  // namespace
+
+Time serving_arrival_window(const ServingConfig& c, const std::vector<TraceRequest>* trace) {
+  if (c.load.arrivals != ArrivalKind::trace) return c.duration.value_or(kDefaultServingDuration);
+  const Time span = trace && !trace->empty() ? trace->back().arrival + Time::ns(1) : Time::ns(1);
+  return c.duration ? std::min(*c.duration, span) : span;
+}
+
+Request arriving_request(Time arrival, std::int64_t prompt, std::int64_t output, const EngineConfig& engine) {
+  Request r;
+  r.arrival = arrival;
+  r.prompt = prompt;
+  r.output = std::max<std::int64_t>(1, output);
+  // The prefix cache holds whole blocks of the prompt; at least its last token is computed.
+  const std::int64_t block = engine.block_size;
+  const auto hit = static_cast<std::int64_t>(engine.prefix_cache_hit_rate * static_cast<double>(r.prompt));
+  r.prefix_hit = std::min(r.prompt - 1, hit / block * block);
+  return r;
+}
 
 ServingRun simulate_serving(const ServingConfig& config, const IterationCost& cost, const ReplicaMemory& memory,
                             const std::vector<TraceRequest>* trace) {

@@ -36,6 +36,13 @@ struct ServingRun {
   std::uint64_t events = 0;       ///< engine events executed
 };
 
+/// When arrivals stop: the duration, or just after a trace's last arrival when no duration is given.
+[[nodiscard]] Time serving_arrival_window(const ServingConfig& config, const std::vector<TraceRequest>* trace);
+/// A request as it arrives: its lengths (at least one output token) and its prompt's prefix-cache hits, whole
+/// blocks leaving at least one token to compute. Not yet routed.
+[[nodiscard]] Request arriving_request(Time arrival, std::int64_t prompt, std::int64_t output,
+                                       const EngineConfig& engine);
+
 /// Runs `config`'s load against `config.deployment.replicas` replicas priced by `cost`, each with
 /// `memory.blocks` KV blocks. `trace` must be given (and hold at least one request) when the load is a trace.
 [[nodiscard]] ServingRun simulate_serving(const ServingConfig& config, const IterationCost& cost,

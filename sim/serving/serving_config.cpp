@@ -39,6 +39,16 @@ const EnumTable<DType>& serving_dtype_names() {
 
 namespace {
 
+ParamTable<ReplicaPool> pool_params(const std::string& key, const std::string& help) {
+  ParamTable<ReplicaPool> p(key, help);
+  p.field("replicas", &ReplicaPool::replicas,
+          {.help = key + " replicas of a disaggregated deployment", .positive = true, .required = true});
+  p.field("tp", &ReplicaPool::tp,
+          {.help = "tensor-parallel degree of the " + key + " replicas (within a node)", .positive = true,
+           .default_text = "deployment.tp"});
+  return p;
+}
+
 const ParamTable<Deployment>& deployment_params() {
   static const ParamTable<Deployment> t = [] {
     ParamTable<Deployment> p("deployment", "How the model is laid out: replicas of tp x pp GPUs.");
@@ -59,8 +69,30 @@ const ParamTable<Deployment>& deployment_params() {
     p.choice("weights", &Deployment::weights, serving_dtype_names(),
              {.help = "weight precision; fp8 runs the GEMMs in fp8 (W8A8)"});
     p.choice("kv_cache", &Deployment::kv_cache, serving_dtype_names(), {.help = "KV-cache precision"});
+    p.section(&Deployment::prefill,
+              pool_params("prefill", "Disaggregated serving (DistServe, Splitwise): the pool that prefills every "
+                                     "prompt and sends its KV cache to the decode pool. Give it with decode."));
+    p.section(&Deployment::decode,
+              pool_params("decode", "Disaggregated serving: the pool that receives each request's KV cache "
+                                    "over the fabric and decodes it. Give it with prefill."));
     p.check([](const InputNode& n, Deployment& d) {
       if (d.tp % d.ep != 0) (n.has("ep") ? n.at("ep") : n).fail("ep must divide tp (" + std::to_string(d.tp) + ")");
+      if (n.has("prefill") != n.has("decode")) {
+        n.at(n.has("prefill") ? "prefill" : "decode")
+            .fail(std::string("a disaggregated deployment needs both pools: give ") +
+                  (n.has("prefill") ? "decode" : "prefill") + " too");
+      }
+      if (!n.has("prefill")) return;
+      if (n.has("replicas")) {
+        n.at("replicas").fail("does not apply to a disaggregated deployment (prefill.replicas and decode.replicas "
+                              "count its replicas)");
+      }
+      for (const char* key : {"prefill", "decode"}) {
+        const int tp = d.pool(std::string(key) == "prefill" ? PoolRole::prefill : PoolRole::decode).tp;
+        if (tp % d.ep != 0) {
+          n.at(key).fail("ep " + std::to_string(d.ep) + " must divide this pool's tp (" + std::to_string(tp) + ")");
+        }
+      }
     });
     return p;
   }();
@@ -252,6 +284,13 @@ const ParamTable<ServingConfig>& serving_params() {
                      "stops here with the rest unfinished)",
              .min = 0.0});
     p.field("seed", &ServingConfig::seed, {.help = "random seed of arrivals and lengths", .min = 0.0});
+    p.check([](const InputNode& n, ServingConfig& c) {
+      if (c.deployment.disaggregated() && c.engine.batching == Batching::static_batch) {
+        const InputNode engine = n.at("engine");
+        engine.at("batching").fail("static batching cannot hand requests from a prefill pool to a decode pool: use "
+                                   "continuous or chunked-prefill with a disaggregated deployment");
+      }
+    });
     return p;
   }();
   return t;

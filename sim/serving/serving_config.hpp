@@ -35,6 +35,14 @@ enum class ArrivalKind { poisson, diurnal, trace };
 /// How a prompt or output length is drawn.
 enum class LengthKind { fixed, uniform, lognormal, trace };
 
+/// One pool of a disaggregated deployment (DistServe, Splitwise): its replica count and their TP degree.
+struct ReplicaPool {
+  int replicas = 0;  ///< 0: the deployment is not disaggregated
+  int tp = 0;        ///< 0: the deployment's tp
+};
+/// Which pool of a disaggregated deployment.
+enum class PoolRole { prefill, decode };
+
 struct Deployment {
   int tp = 1;        ///< tensor-parallel GPUs of one pipeline stage (within a node)
   int pp = 1;        ///< pipeline stages of one replica
@@ -45,8 +53,26 @@ struct Deployment {
   Routing routing = Routing::round_robin;
   DType weights = DType::bf16;   ///< weight precision: bf16 or fp8 (W8A8 GEMMs)
   DType kv_cache = DType::bf16;  ///< KV-cache precision: bf16 or fp8
+  /// Disaggregated prefill and decode (docs/serving.md): requests are prefilled on the prefill pool's replicas
+  /// and decoded on the decode pool's, their KV cache sent between them over the fabric. Both pools share pp,
+  /// ep, weights, the KV-cache format and the engine; `replicas` does not apply.
+  ReplicaPool prefill, decode;
+  [[nodiscard]] bool disaggregated() const noexcept { return prefill.replicas > 0; }
+  /// One pool as a deployment of its own (not disaggregated): its replicas at its tp.
+  [[nodiscard]] Deployment pool(PoolRole role) const noexcept {
+    const ReplicaPool& p = role == PoolRole::prefill ? prefill : decode;
+    Deployment d = *this;
+    d.prefill = d.decode = ReplicaPool{};
+    d.replicas = p.replicas;
+    if (p.tp > 0) d.tp = p.tp;
+    return d;
+  }
   [[nodiscard]] int gpus_per_replica() const noexcept { return tp * pp; }
-  [[nodiscard]] int gpus() const noexcept { return gpus_per_replica() * replicas; }
+  /// Every GPU the deployment uses: replicas x tp x pp, or both pools' when disaggregated.
+  [[nodiscard]] int gpus() const noexcept {
+    if (disaggregated()) return pool(PoolRole::prefill).gpus() + pool(PoolRole::decode).gpus();
+    return gpus_per_replica() * replicas;
+  }
 };
 
 struct EngineConfig {

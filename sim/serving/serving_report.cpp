@@ -22,6 +22,10 @@ LatencyStats latency_stats(std::vector<double> s) {
   r.p90_s = rank(90);
   r.p99_s = rank(99);
   r.max_s = s.back();
+  // The same nearest-rank quantiles, at kCdfPoints evenly spaced levels from the least to the most.
+  for (int k = 0; k < LatencyStats::kCdfPoints; ++k) {
+    r.cdf_s.push_back(k == 0 ? s.front() : rank(100.0 * k / (LatencyStats::kCdfPoints - 1)));
+  }
   return r;
 }
 
@@ -57,6 +61,60 @@ QueueVerdict queue_verdict(const std::vector<QueueSample>& samples, double arriv
               format_si(v.growth_per_s, "requests/s") + " over the last half of arrivals, " +
               std::to_string(v.final_queued) + " waiting when arrivals ended): the deployment is overloaded";
   return v;
+}
+
+namespace {
+
+/// Busy time, occupancy and counts over some replicas. Busy time is GPU-weighted: a replica of g GPUs busy for
+/// t counts g t, over the replicas' GPUs x span (all weights equal when the replicas are alike).
+struct EngineTotals {
+  double gpu_busy = 0, prefill_share = 0, occupancy_mean = 0, occupancy_max = 0, mean_decode_batch = 0;
+  std::int64_t preemptions = 0, iterations = 0;
+};
+
+EngineTotals engine_totals(const std::vector<ReplicaStats>& replicas, const ReplicaMemory& memory, double span) {
+  EngineTotals t;
+  double busy = 0, prefill = 0, gpus = 0, occupancy = 0, decode_rows = 0, decode_iterations = 0;
+  for (const ReplicaStats& s : replicas) {
+    const double g = s.gpus;
+    const std::int64_t blocks = s.blocks > 0 ? s.blocks : memory.blocks;
+    busy += g * s.busy.seconds();
+    prefill += g * s.prefill_busy.seconds();
+    gpus += g;
+    decode_rows += static_cast<double>(s.decode_rows);
+    decode_iterations += static_cast<double>(s.decode_iterations);
+    if (span > 0 && blocks > 0) occupancy += s.block_seconds / (span * static_cast<double>(blocks));
+    t.occupancy_max = std::max(t.occupancy_max, static_cast<double>(s.max_blocks) /
+                                                    static_cast<double>(std::max<std::int64_t>(1, blocks)));
+    t.preemptions += s.preemptions;
+    t.iterations += s.iterations;
+  }
+  if (!replicas.empty() && span > 0) {
+    t.gpu_busy = busy / (span * gpus);
+    t.occupancy_mean = occupancy / static_cast<double>(replicas.size());
+  }
+  if (busy > 0) t.prefill_share = prefill / busy;
+  if (decode_iterations > 0) t.mean_decode_batch = decode_rows / decode_iterations;
+  return t;
+}
+
+}  // namespace
+
+PoolResult summarise_pool(const std::vector<ReplicaStats>& replicas, const ReplicaMemory& memory,
+                          int gpus_per_replica, Time makespan) {
+  const EngineTotals t = engine_totals(replicas, memory, makespan.seconds());
+  PoolResult p;
+  p.replicas = static_cast<int>(replicas.size());
+  p.gpus_per_replica = gpus_per_replica;
+  p.gpu_busy = t.gpu_busy;
+  p.prefill_share = t.prefill_share;
+  p.kv_occupancy_mean = t.occupancy_mean;
+  p.kv_occupancy_max = t.occupancy_max;
+  p.mean_decode_batch = t.mean_decode_batch;
+  p.preemptions = t.preemptions;
+  p.iterations = t.iterations;
+  p.memory = memory;
+  return p;
 }
 
 ServingResult summarise_serving(const std::vector<Request>& requests, const std::vector<ReplicaStats>& replicas,
@@ -106,24 +164,14 @@ ServingResult summarise_serving(const std::vector<Request>& requests, const std:
     r.output_tokens_per_s = output / span;
     r.goodput_per_s = static_cast<double>(r.slo_met) / span;
   }
-  double busy = 0, prefill = 0, occupancy = 0, decode_rows = 0, decode_iterations = 0;
-  for (const ReplicaStats& s : replicas) {
-    busy += s.busy.seconds();
-    prefill += s.prefill_busy.seconds();
-    decode_rows += static_cast<double>(s.decode_rows);
-    decode_iterations += static_cast<double>(s.decode_iterations);
-    if (span > 0 && memory.blocks > 0) occupancy += s.block_seconds / (span * static_cast<double>(memory.blocks));
-    r.kv_occupancy_max =
-        std::max(r.kv_occupancy_max, static_cast<double>(s.max_blocks) / static_cast<double>(std::max<std::int64_t>(1, memory.blocks)));
-    r.preemptions += s.preemptions;
-    r.iterations += s.iterations;
-  }
-  if (!replicas.empty() && span > 0) {
-    r.gpu_busy = busy / (span * static_cast<double>(replicas.size()));
-    r.kv_occupancy_mean = occupancy / static_cast<double>(replicas.size());
-  }
-  if (busy > 0) r.prefill_share = prefill / busy;
-  if (decode_iterations > 0) r.mean_decode_batch = decode_rows / decode_iterations;
+  const EngineTotals t = engine_totals(replicas, memory, span);
+  r.gpu_busy = t.gpu_busy;
+  r.kv_occupancy_mean = t.occupancy_mean;
+  r.kv_occupancy_max = t.occupancy_max;
+  r.prefill_share = t.prefill_share;
+  r.mean_decode_batch = t.mean_decode_batch;
+  r.preemptions = t.preemptions;
+  r.iterations = t.iterations;
   const double rate = window.seconds() > 0 ? static_cast<double>(r.arrived) / window.seconds() : 0.0;
   r.queue = queue_verdict(samples, rate, static_cast<int>(replicas.size()));
   r.queue_samples = std::move(samples);
@@ -134,7 +182,31 @@ namespace {
 
 nlohmann::json latency_json(const LatencyStats& s) {
   return {{"count", s.count}, {"mean", s.mean_s}, {"p50", s.p50_s}, {"p90", s.p90_s}, {"p99", s.p99_s},
-          {"max", s.max_s}};
+          {"max", s.max_s}, {"cdf", s.cdf_s}};
+}
+
+nlohmann::json pool_json(const PoolResult& p) {
+  return {{"replicas", p.replicas},
+          {"gpus_per_replica", p.gpus_per_replica},
+          {"gpu_busy_fraction", p.gpu_busy},
+          {"prefill_time_share", p.prefill_share},
+          {"mean_decode_batch", p.mean_decode_batch},
+          {"iterations", p.iterations},
+          {"kv_cache",
+           {{"blocks_per_replica", p.memory.blocks}, {"bytes_per_gpu", p.memory.kv_cache.value()},
+            {"occupancy_mean", p.kv_occupancy_mean}, {"occupancy_max", p.kv_occupancy_max},
+            {"preemptions", p.preemptions}}},
+          {"weights_per_gpu_bytes", p.memory.weights.value()}};
+}
+
+nlohmann::json disaggregated_json(const DisaggregatedResult& d) {
+  return {{"prefill", pool_json(d.prefill)},
+          {"decode", pool_json(d.decode)},
+          {"kv_transfer",
+           {{"transfers", d.kv_transfer.transfers},
+            {"bytes", d.kv_transfer.bytes},
+            {"time_s", latency_json(d.kv_transfer.time)},
+            {"wait_s", latency_json(d.kv_transfer.wait)}}}};
 }
 
 }  // namespace
@@ -148,7 +220,7 @@ nlohmann::json serving_json(const ServingResult& r) {
   nlohmann::json samples = nlohmann::json::array();
   for (const auto& s : r.queue_samples) samples.push_back({s.at.seconds(), s.queued});
   queue["samples_s_queued"] = std::move(samples);
-  return {
+  nlohmann::json j = {
       {"requests", {{"arrived", r.arrived}, {"finished", r.finished}, {"rejected", r.rejected},
                     {"unfinished", r.unfinished}, {"slo_met", r.slo_met}}},
       {"ttft_s", latency_json(r.ttft)},
@@ -173,6 +245,8 @@ nlohmann::json serving_json(const ServingResult& r) {
       {"mean_decode_batch", r.mean_decode_batch},
       {"queue", std::move(queue)},
   };
+  if (r.disaggregated) j["disaggregated"] = disaggregated_json(*r.disaggregated);
+  return j;
 }
 
 }  // namespace cs

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ namespace cs {
 struct LatencyStats {
   std::int64_t count = 0;
   double mean_s = 0, p50_s = 0, p90_s = 0, p99_s = 0, max_s = 0;
+  /// The distribution: the latency at quantile k / (size - 1), k = 0 .. kCdfPoints - 1 (the first is the least,
+  /// the last the most); empty when there are no samples.
+  std::vector<double> cdf_s;
+  static constexpr int kCdfPoints = 41;
 };
 [[nodiscard]] LatencyStats latency_stats(std::vector<double> seconds);
 
@@ -44,6 +49,34 @@ struct QueueVerdict {
 };
 [[nodiscard]] QueueVerdict queue_verdict(const std::vector<QueueSample>& samples, double arrival_rate, int replicas);
 
+/// One pool of a disaggregated deployment: its replicas' time and cache.
+struct PoolResult {
+  int replicas = 0;
+  int gpus_per_replica = 0;
+  double gpu_busy = 0;           ///< time its replicas ran iterations over replicas x makespan
+  double prefill_share = 0;      ///< share of that time in iterations that hold a prompt chunk
+  double kv_occupancy_mean = 0;  ///< as ServingResult's, over this pool's replicas
+  double kv_occupancy_max = 0;
+  double mean_decode_batch = 0;
+  std::int64_t preemptions = 0;
+  std::int64_t iterations = 0;
+  ReplicaMemory memory;          ///< one GPU of one of its replicas
+};
+
+/// The KV caches sent from the prefill pool to the decode pool.
+struct KvTransferResult {
+  std::int64_t transfers = 0;  ///< caches that arrived
+  double bytes = 0;            ///< bytes of every transfer started, all flows
+  LatencyStats time;           ///< from the transfer's start to its last byte, over arrived transfers
+  LatencyStats wait;           ///< from the prefill's end to the transfer's start (room on the decode replica)
+};
+
+/// What a disaggregated run adds: each pool and the transfers between them.
+struct DisaggregatedResult {
+  PoolResult prefill, decode;
+  KvTransferResult kv_transfer;
+};
+
 struct ServingResult {
   std::int64_t arrived = 0, finished = 0, rejected = 0, unfinished = 0;
   LatencyStats ttft, tpot, e2e;  ///< finished requests; tpot over those with more than one output token
@@ -61,14 +94,20 @@ struct ServingResult {
   ReplicaMemory memory;
   QueueVerdict queue;
   std::vector<QueueSample> queue_samples;
+  std::optional<DisaggregatedResult> disaggregated;  ///< disaggregated deployments only
 };
 
 /// Summarises a finished run: `requests` (every arrived request), the replicas' statistics, the queue samples
-/// taken over the arrival window [0, window) and when the run stopped.
+/// taken over the arrival window [0, window) and when the run stopped. Busy time is weighted by each replica's
+/// GPUs (ReplicaStats::gpus) and occupancy taken over its own blocks.
 [[nodiscard]] ServingResult summarise_serving(const std::vector<Request>& requests,
                                               const std::vector<ReplicaStats>& replicas, const ReplicaMemory& memory,
                                               const ServiceLevel& slo, std::vector<QueueSample> samples, Time window,
                                               Time stopped);
+
+/// A pool's share of a run that lasted `makespan`: `replicas` are its replicas' statistics.
+[[nodiscard]] PoolResult summarise_pool(const std::vector<ReplicaStats>& replicas, const ReplicaMemory& memory,
+                                        int gpus_per_replica, Time makespan);
 
 /// The JSON form: seconds, bytes and rates as plain numbers whose keys carry the unit (`ttft_s.p99`,
 /// `kv_cache_bytes_per_gpu`, `requests_per_s`).

@@ -7,6 +7,7 @@
 
 #include "sim/core/data_dir.hpp"
 #include "sim/input/input_node.hpp"
+#include "sim/validation/recipe_table.hpp"
 #include "sim/workload/workload_params.hpp"
 
 namespace cs {
@@ -105,7 +106,7 @@ std::vector<std::string> column_list(const InputNode& n) {
 
 ReadingRule read_rule(const InputNode& n, const std::string& path, const std::vector<std::string>& default_columns) {
   n.allow_only({"name", "says", "models", "phase", "where", "read", "stated", "contains", "all", "and_any",
-                "unless", "number_after", "list_after", "list_into", "set"});
+                "unless", "release", "number_after", "list_after", "list_into", "traits", "set"});
   ReadingRule rule;
   rule.name = n.get<std::string>("name");
   rule.says = n.get_or<std::string>("says", "");
@@ -113,13 +114,47 @@ ReadingRule read_rule(const InputNode& n, const std::string& path, const std::ve
   if (models != "any" && models != "moe") n.at("models").fail("must be any or moe, got \"" + models + "\"");
   rule.moe_only = models == "moe";
   const std::string phase = n.get_or<std::string>("phase", "scenario");
-  if (phase != "scenario" && phase != "layout") n.at("phase").fail("must be scenario or layout, got \"" + phase + "\"");
+  if (phase != "scenario" && phase != "layout" && phase != "stack") {
+    n.at("phase").fail("must be scenario, layout or stack, got \"" + phase + "\"");
+  }
   rule.layout = phase == "layout";
+  rule.stack = phase == "stack";
   if (auto w = n.find("where")) {
     for (const std::string& column : w->keys()) {
-      const std::string phrase = w->at(column).as<std::string>();
-      w->at(column).require(!phrase.empty() && phrase == lowered(phrase), "a phrase must be non-empty and lower-case");
-      rule.where.emplace_back(column, phrase);
+      const InputNode v = w->at(column);
+      std::vector<std::string> any;
+      if (v.is_sequence()) {
+        any = phrases(*w, column.c_str());
+      } else {
+        any.push_back(v.as<std::string>());
+        v.require(!any[0].empty() && any[0] == lowered(any[0]), "a phrase must be non-empty and lower-case");
+      }
+      v.require(!any.empty(), "names at least one phrase");
+      rule.where.emplace_back(column, std::move(any));
+    }
+  }
+  if (auto r = n.find("release")) {
+    // A container release YY.MM ("25.12"): the first one the cells name is compared with it.
+    r->allow_only({"through", "from"});
+    const auto release = [&](const char* key) {
+      const std::string v = r->get_or<std::string>(key, "");
+      if (!v.empty()) r->at(key).require(first_container_release(v) == v, "must be a container release YY.MM (25.12)");
+      return v;
+    };
+    rule.release_through = release("through");
+    rule.release_from = release("from");
+    r->require(!rule.release_through.empty() || !rule.release_from.empty(), "needs through or from");
+    r->finish();
+  }
+  if (auto t = n.find("traits")) {
+    t->require(rule.stack, "only a stack rule (phase: stack) names traits");
+    for (const InputNode& e : t->elements()) {
+      const std::string trait = e.as<std::string>();
+      e.require(std::find_if(std::begin(kStackTraits), std::end(kStackTraits),
+                             [&](const char* k) { return trait == k; }) != std::end(kStackTraits),
+                "unknown trait \"" + trait + "\" (megatron_layouts, distributed_optimizer, nvidia_recipes, "
+                "release_recipes)");
+      rule.traits.push_back(trait);
     }
   }
   rule.columns = n.has("read") ? column_list(n.at("read")) : default_columns;
@@ -130,8 +165,8 @@ ReadingRule read_rule(const InputNode& n, const std::string& path, const std::ve
   rule.unless = phrases(n, "unless");
   rule.list_after = phrases(n, "list_after");
   n.require(!rule.stated.empty() || !rule.contains.empty() || !rule.all.empty() || n.has("number_after") ||
-                !rule.list_after.empty(),
-            "rule \"" + rule.name + "\" looks for nothing (stated, contains, all, number_after or list_after)");
+                !rule.list_after.empty() || n.has("release"),
+            "rule \"" + rule.name + "\" looks for nothing (stated, contains, all, release, number_after or list_after)");
   rule.number_after = lowered(n.get_or<std::string>("number_after", ""));
   if (!rule.list_after.empty()) {
     n.require(!n.has("set"), "a list rule states the keys its list names (list_into); it takes no set");
@@ -146,7 +181,10 @@ ReadingRule read_rule(const InputNode& n, const std::string& path, const std::ve
       into.require(p.type == ParamType::boolean, "every key of " + rule.list_into + " must be a boolean");
       rule.list_words.insert(p.key);
     }
+  } else if (rule.stack && !rule.traits.empty() && !n.has("set")) {
+    // A stack rule may only name traits.
   } else {
+    n.require(!rule.stack || !n.has("number_after"), "a stack rule takes no number_after");
     const InputNode set = n.at("set");
     set.require(set.is_map(), "must be a mapping of scenario keys (parallelism: ..., training: ...)");
     collect_keys(set, "", rule.keys);
@@ -212,9 +250,21 @@ std::optional<AppliedRule> list_settings(const ReadingRule& rule, const std::str
 
 ReadingRules ReadingRules::load(const std::string& path) {
   const InputNode root = InputNode::load_file(path);
-  root.allow_only({"read", "rules", "recipe_aspects"});
+  root.allow_only({"read", "defaults", "rules", "recipe_aspects"});
   ReadingRules r;
   r.file_ = path;
+  {
+    // What every row runs unless its stack or its own words say otherwise: a stack rule that always matches.
+    const InputNode d = root.at("defaults");
+    d.require(d.is_map(), "must be a mapping of scenario keys (training: ...)");
+    r.defaults_.name = "defaults";
+    r.defaults_.stack = true;
+    collect_keys(d, "", r.defaults_.keys);
+    r.defaults_.settings = d.yaml_text();
+    ParallelPlan plan;
+    TrainingConfig training;
+    read_settings(d, plan, training);
+  }
   r.recipe_aspects_ = read_recipe_aspects(root.at("recipe_aspects"), r.recipe_aspect_columns_);
   const std::vector<std::string> default_columns = column_list(root.at("read"));
   std::set<std::string> names;
@@ -257,47 +307,83 @@ std::optional<std::string> number_after(const std::string& text, const std::stri
   return text.substr(from, to - from);
 }
 
-/// Whether `text` holds what a phrase rule looks for: a phrase of `stated` stated on, one of `contains`, or every
-/// one of `all`.
+/// Whether `text` holds what a phrase rule looks for: a phrase of `stated` stated on, one of `contains`, every
+/// one of `all`, or a container release in the rule's range.
 bool phrases_match(const ReadingRule& rule, const std::string& text) {
   const bool stated = std::any_of(rule.stated.begin(), rule.stated.end(),
                                   [&](const std::string& p) { return states_on(text, p); });
   const bool every = !rule.all.empty() && std::all_of(rule.all.begin(), rule.all.end(),
                                                       [&](const std::string& p) { return has(text, p); });
-  return stated || every || has_any(text, rule.contains);
+  bool in_range = false;
+  if (!rule.release_through.empty() || !rule.release_from.empty()) {
+    // YY.MM[.PP] against YY.MM: the year and month decide.
+    if (const std::string r = first_container_release(text); !r.empty()) {
+      const std::string month = r.substr(0, 5);
+      in_range = (rule.release_through.empty() || month <= rule.release_through) &&
+                 (rule.release_from.empty() || month >= rule.release_from);
+    }
+  }
+  return stated || every || in_range || has_any(text, rule.contains);
+}
+
+/// The rule's settings where the row's cells hold what it looks for; `text` receives the cells it read, as written.
+std::optional<AppliedRule> match(const ReadingRule& rule, const RowCells& cell, bool moe, std::string& text) {
+  if (rule.moe_only && !moe) return std::nullopt;
+  const auto where_holds = [&](const auto& w) {
+    const std::string c = lowered(cell(w.first));
+    return std::any_of(w.second.begin(), w.second.end(), [&](const std::string& p) { return has(c, p); });
+  };
+  if (!std::all_of(rule.where.begin(), rule.where.end(), where_holds)) return std::nullopt;
+  text.clear();
+  for (const std::string& c : rule.columns) text += cell(c) + " ";
+  const std::string low = lowered(text);
+  if (has_any(low, rule.unless)) return std::nullopt;
+  if (!rule.and_any.empty() && !has_any(low, rule.and_any)) return std::nullopt;
+  if (!rule.list_after.empty()) return list_settings(rule, low);
+  if (!rule.number_after.empty()) {
+    if (const auto n = number_after(low, rule.number_after)) return AppliedRule{&rule, fill(rule.settings, *n), rule.keys};
+    return std::nullopt;
+  }
+  if (phrases_match(rule, low)) return AppliedRule{&rule, rule.settings, rule.keys};
+  return std::nullopt;
+}
+
+void add_says(std::vector<std::string>& says, const std::string& what) {
+  if (!what.empty() && std::find(says.begin(), says.end(), what) == says.end()) says.push_back(what);
 }
 
 }  // namespace
 
 RowOverlay ReadingRules::read(const RowCells& cell, bool moe) const {
   RowOverlay o;
+  std::string text;
   for (const ReadingRule& rule : rules_) {
-    if (rule.moe_only && !moe) continue;
-    if (!std::all_of(rule.where.begin(), rule.where.end(),
-                     [&](const auto& w) { return has(lowered(cell(w.first)), w.second); })) {
-      continue;
-    }
-    std::string text;
-    for (const std::string& c : rule.columns) text += lowered(cell(c)) + " ";
-    if (has_any(text, rule.unless)) continue;
-    if (!rule.and_any.empty() && !has_any(text, rule.and_any)) continue;
-    std::optional<AppliedRule> applied;
-    if (!rule.list_after.empty()) {
-      applied = list_settings(rule, text);
-    } else if (!rule.number_after.empty()) {
-      if (const auto n = number_after(text, rule.number_after)) {
-        applied = AppliedRule{&rule, fill(rule.settings, *n), rule.keys};
-      }
-    } else if (phrases_match(rule, text)) {
-      applied = AppliedRule{&rule, rule.settings, rule.keys};
-    }
+    if (rule.stack) continue;
+    std::optional<AppliedRule> applied = match(rule, cell, moe, text);
     if (!applied) continue;
     o.settings.push_back(std::move(*applied));
-    if (!rule.says.empty() && std::find(o.says.begin(), o.says.end(), rule.says) == o.says.end()) {
-      o.says.push_back(rule.says);
-    }
+    add_says(o.says, rule.says);
   }
   return o;
+}
+
+RowStack ReadingRules::read_stack(const RowCells& cell, bool moe) const {
+  RowStack s;
+  s.settings.push_back(AppliedRule{&defaults_, defaults_.settings, defaults_.keys});
+  std::string text;
+  for (const ReadingRule& rule : rules_) {
+    if (!rule.stack) continue;
+    std::optional<AppliedRule> applied = match(rule, cell, moe, text);
+    if (!applied) continue;
+    for (const std::string& t : rule.traits) s.traits[t] = text;
+    if (!rule.settings.empty()) s.settings.push_back(std::move(*applied));
+  }
+  return s;
+}
+
+std::string RowStack::text(const std::string& trait) const {
+  const auto it = traits.find(trait);
+  return it == traits.end() ? std::string() : it->second;
 }
 
 std::optional<std::string> RowOverlay::stated(const std::string& dotted_key) const {
@@ -316,6 +402,18 @@ void apply_overlay(const RowOverlay& overlay, const std::string& file, ParallelP
     if (a.rule->layout) continue;
     read_settings(InputNode::parse(a.settings, file + " (rule " + a.rule->name + ")"), plan, training);
   }
+}
+
+std::vector<std::string> apply_stack(const RowStack& stack, const RowOverlay& overlay, const std::string& file,
+                                     ParallelPlan& plan, TrainingConfig& training) {
+  std::vector<std::string> says;
+  for (const AppliedRule& a : stack.settings) {
+    read_settings(InputNode::parse(a.settings, file + " (rule " + a.rule->name + ")"), plan, training);
+    if (std::none_of(a.keys.begin(), a.keys.end(), [&](const std::string& k) { return overlay.sets(k); })) {
+      add_says(says, a.rule->says);
+    }
+  }
+  return says;
 }
 
 }  // namespace cs

@@ -23,6 +23,17 @@ using RowCells = std::function<std::string(const std::string&)>;
 /// "disabled ") nor after it ("=false", " false", ": false", " off", "=0", " disabled", " none", "=none").
 [[nodiscard]] bool states_on(const std::string& s, const std::string& what);
 
+/// The behaviours of a framework stack that validation implements and a `phase: stack` rule may name (`traits:`):
+///   megatron_layouts       a layout validation chooses keeps Megatron's sharding (the distributed optimizer, ZeRO-1,
+///                          and no more) and the overlaps the row has;
+///   distributed_optimizer  a row that leaves zero_fsdp blank shards optimizer state (--use-distributed-optimizer);
+///   nvidia_recipes         NeMo's and Megatron-Bridge's performance recipes: interleaved pipelines by default, fp8 or
+///                          fp4 parameter gathers, bf16 gradient reduction, TP comm overlap on dense models, "DDP" as
+///                          the data-parallel wrapper;
+///   release_recipes        the row's release recipe is looked up in data/recipes (the container the rule's cells name).
+inline constexpr const char* kStackTraits[] = {"megatron_layouts", "distributed_optimizer", "nvidia_recipes",
+                                               "release_recipes"};
+
 /// One rule: where it reads, what it looks for, and the settings it then states.
 struct ReadingRule {
   std::string name;
@@ -31,7 +42,14 @@ struct ReadingRule {
   /// Read by the layout logic as the row's statement (RowOverlay::stated), not applied over the finished scenario:
   /// facts the layout depends on (DualPipe needs an even pipeline; ASYM_PP an uneven split).
   bool layout = false;
-  std::vector<std::pair<std::string, std::string>> where;  ///< and only where each column holds its phrase
+  /// The framework stack a row ran on (`phase: stack`): its settings are defaults, applied before the row's own
+  /// rules; its traits name behaviours of the stack (kStackTraits). Read by ReadingRules::read_stack.
+  bool stack = false;
+  std::vector<std::string> traits;
+  /// and only where each column holds one of its phrases
+  std::vector<std::pair<std::string, std::vector<std::string>>> where;
+  /// or the first container release (YY.MM) the cells name is at most / at least this one
+  std::string release_through, release_from;
   std::vector<std::string> columns;  ///< the cells read (lower-cased, joined by spaces); the file's `read:`
   std::vector<std::string> stated;   ///< any of these stated on (states_on)
   std::vector<std::string> contains; ///< or any of these present
@@ -58,6 +76,15 @@ struct AppliedRule {
   std::set<std::string> keys;  ///< the dotted keys it writes
 };
 
+/// The framework stack a row ran on: what its `phase: stack` rules found in its cells.
+struct RowStack {
+  std::vector<AppliedRule> settings;  ///< defaults of the stack, in the file's order
+  std::map<std::string, std::string> traits;  ///< trait -> the cells its rule read, as written (not lower-cased)
+  [[nodiscard]] bool has(const std::string& trait) const { return traits.contains(trait); }
+  /// The cells the rule that found `trait` read, joined by spaces ("" when the row lacks it).
+  [[nodiscard]] std::string text(const std::string& trait) const;
+};
+
 /// What a row's prose states: the settings of its matching rules, in the file's order.
 struct RowOverlay {
   std::vector<AppliedRule> settings;
@@ -80,13 +107,17 @@ class ReadingRules {
   /// ("a2a_overlap", "dispatcher", "cuda_graphs"), so that the recipe does not speak for the row there.
   [[nodiscard]] bool speaks_of(const std::string& aspect, const RowCells& cell) const;
 
-  /// The overlay of the row whose cells `cell(column)` returns.
+  /// The overlay of the row whose cells `cell(column)` returns (its scenario and layout rules).
   [[nodiscard]] RowOverlay read(const RowCells& cell, bool moe) const;
+  /// The framework stack of the row whose cells `cell(column)` returns: the file's `defaults`, then the settings
+  /// and traits of its stack rules.
+  [[nodiscard]] RowStack read_stack(const RowCells& cell, bool moe) const;
   [[nodiscard]] const std::vector<ReadingRule>& rules() const noexcept { return rules_; }
   [[nodiscard]] const std::string& file() const noexcept { return file_; }
 
  private:
   std::vector<ReadingRule> rules_;
+  ReadingRule defaults_;  ///< the file's `defaults`: the settings every row's stack starts from
   std::map<std::string, std::vector<std::string>> recipe_aspects_;
   std::vector<std::string> recipe_aspect_columns_;  ///< the row's cells recipe_aspects are looked for in
   std::string file_;
@@ -95,5 +126,10 @@ class ReadingRules {
 /// Reads `overlay`'s settings over `plan` and `training` (parallelism.* and training.* keys), in order; the
 /// layout rules' settings are the layout logic's to read (RowOverlay::stated) and are skipped.
 void apply_overlay(const RowOverlay& overlay, const std::string& file, ParallelPlan& plan, TrainingConfig& training);
+
+/// Reads the stack's defaults over `plan` and `training`, in order, and returns what those the row's own overlay
+/// does not replace say (a stack rule's `says`, where the row states none of the keys it sets).
+std::vector<std::string> apply_stack(const RowStack& stack, const RowOverlay& overlay, const std::string& file,
+                                     ParallelPlan& plan, TrainingConfig& training);
 
 }  // namespace cs

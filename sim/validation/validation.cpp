@@ -24,20 +24,6 @@
 namespace cs {
 namespace {
 
-/// Whether a row's Megatron-Core / NeMo stack predates 2026 (and Transformer Engine's CPU-overhead reductions of
-/// early 2026): a container release YY.MM up to 25.12 ("NeMo 25.11", "ngc25.01", "v25.04"), or Megatron-Core up
-/// to 0.15. Rows that name a 2026 release, Megatron-Core 0.16 or later, or Megatron-Bridge without a container
-/// (its runs named by commit) are 2026 stacks; rows that name neither are taken as the measured 2025 stack.
-bool te_stack_before_2026(const std::string& text) {
-  if (const std::string release = first_container_release(text); !release.empty()) return release.compare(0, 2, "25") <= 0;
-  // Megatron-Bridge's 2025 runs name their NeMo container (25.09, 25.11); its runs named by commit are later ones.
-  for (const char* later : {"Megatron-Core 0.16", "Megatron-Core v0.16", "Megatron-Core 0.17", "Megatron-Core 0.18",
-                            "main @", "Megatron-Bridge"}) {
-    if (text.find(later) != std::string::npos) return false;
-  }
-  return true;
-}
-
 std::optional<double> number(const std::string& s) {
   // Leading number of the cell ("3 (Calculon encoding)" -> 3); empty or non-numeric -> nullopt.
   double v = 0;
@@ -347,16 +333,17 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     return std::nullopt;
   }
   p.dp = sc.gpus / (p.tp * p.pp * p.cp);
-  const std::string fw = cell("framework");
+  // The framework stack the row ran on, as data/validation/reading_rules.yaml reads it (its stack rules).
+  const RowCells row_cells = [&](const std::string& column) { return cell(column.c_str()); };
+  const RowStack stack = ReadingRules::shipped().read_stack(row_cells, m.is_moe());
   // A Megatron-Bridge row of a release whose recipes are tabulated (data/recipes/megatron_bridge.csv): what its
   // recipe sets and the row does not say is read as if the row said it.
   std::optional<Recipe> recipe;
   std::optional<int> recipe_vp, recipe_micro_batch;  // where the recipe's layout replaces the row's (below)
   std::string recipe_text;  // the reading rules' `recipe` column
-  const RowCells row_cells = [&](const std::string& column) { return cell(column.c_str()); };
-  if (contains(cell("source") + " " + fw, "Megatron-Bridge")) {
+  if (stack.has("release_recipes")) {
     RecipeQuery q;
-    q.container = RecipeTable::shipped().container_named_in(cell("source") + " " + fw);
+    q.container = RecipeTable::shipped().container_named_in(stack.text("release_recipes"));
     q.model = cell("model");
     q.hardware = cell("hardware");
     q.precision = cell("precision");
@@ -404,7 +391,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   const RowOverlay overlay = ReadingRules::shipped().read(
       [&](const std::string& column) { return column == "recipe" ? recipe_text : cell(column.c_str()); }, m.is_moe());
   // NeMo 2 / Megatron-Bridge recipes (dgxc benchmarks, MLPerf implementations, performance summaries).
-  const bool nemo = contains(fw, "NeMo") || contains(fw, "Megatron-Bridge");
+  const bool nemo = stack.has("nvidia_recipes");
   const std::string vpp = recipe_vp ? std::to_string(std::max(*recipe_vp, 1)) : cell("vpp_interleave");
   const bool says_dualpipe = overlay.stated("parallelism.schedule") == "dualpipe";
   if (says_dualpipe && p.pp > 1 && p.pp % 2 == 0) {
@@ -471,7 +458,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
   // "use DDP" (performance-summary.md, Nomenclature) while its recipes shard the optimizer
   // (use_distributed_optimizer=True, recipes/qwen/qwen3_moe.py).
   const bool wrapper_only = (zero == "DDP" || zero == "ddp") && nemo;
-  if ((zero.empty() && (contains(fw, "Megatron-Core") || nemo)) || wrapper_only) {
+  if ((zero.empty() && stack.has("distributed_optimizer")) || wrapper_only) {
     p.zero_stage = 1;  // both default to the distributed optimizer (Megatron-Core --use-distributed-optimizer)
     assumptions.push_back(wrapper_only ? "distributed optimizer (DDP as the data-parallel wrapper)" : "distributed optimizer");
   }
@@ -576,49 +563,18 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
       rm = RecomputeModules{};
     }
   }
-  // Every framework of these rows runs PyTorch eagerly unless the row says it captures the step in CUDA graphs
-  // (reading_rules.yaml: training.framework cuda-graphs). A capture of some modules only (Megatron-Core's
-  // cuda_graph_scope: attn, moe_router, ...) leaves the rest eager (training.cuda_graph_modules).
-  if (!overlay.sets("training.framework")) {
-    // NeMo, Megatron-Core and Megatron-Bridge run their layers through Transformer Engine's modules, which cost
-    // the host more per call than PyTorch's (the calibrated costs are eager PyTorch's).
-    std::string framework = "pytorch-eager";
-    if (nemo || contains(fw, "Megatron-Core") || contains(fw, "Megatron Core")) {
-      // The stack's release: Transformer Engine's CPU-overhead work (TE issue #2053's fixes, 2025-09 to 2026-01)
-      // reached the containers of 2026; the 2025 stacks pay what run 15 measured on NeMo 25.11's.
-      framework = te_stack_before_2026(cell("source") + " " + cell("source_locator") + " " + fw)
-                      ? "megatron-core-te-2025"
-                      : "megatron-core-te-2026";
-    }
-    const FrameworkProfile& f = find_framework_profile(framework);
-    apply_framework(f, tr);
-    if (f.host_factor != 1.0) {
+  // Every framework of these rows runs PyTorch eagerly unless its stack (reading_rules.yaml's stack rules: the
+  // framework's profile and defaults) or the row says otherwise: the row captures the step in CUDA graphs
+  // (training.framework cuda-graphs), or some modules only (Megatron-Core's cuda_graph_scope: attn, moe_router, ...),
+  // leaving the rest eager (training.cuda_graph_modules).
+  {
+    const std::vector<std::string> stack_says = apply_stack(stack, overlay, ReadingRules::shipped().file(), p, tr);
+    if (const FrameworkProfile& f = find_framework_profile(tr.framework);
+        !overlay.sets("training.framework") && f.host_factor != 1.0) {
       assumptions.push_back(fmt::format("{}: host work per operator {:.3g}x eager PyTorch's ({})", f.title,
                                         f.host_factor, f.measured_on));
     }
-  }
-  {
-    // Megatron-LM (not Megatron-Core, NeMo or Megatron-Bridge) through 2023, run with its defaults: flash
-    // attention was an opt-in flag (--use-flash-attn, from 2022-12-08); the pipeline exchanged activations with
-    // batched isend/irecv followed by a device synchronise (overlap_p2p_comm, opt-in, from 2023-05-31); the
-    // data-parallel gradient reduction and the distributed optimizer's parameter all-gather ran after the backward
-    // pass and after the optimizer step (--overlap-grad-reduce from 2023-08-16, --overlap-param-gather from
-    // 2023-11-17, both opt-in). A row of another framework may state the same facts, and a row that names flash
-    // attention runs it (reading_rules.yaml).
-    const bool legacy = contains(fw, "Megatron-LM") && !nemo && !contains(fw, "Megatron-Core") &&
-                        (contains(fw, "2021") || contains(fw, "2022") || contains(fw, "2023"));
-    if (legacy && !overlay.sets("training.attention")) {
-      assumptions.push_back("unfused attention (Megatron-LM's default then)");
-      tr.attention = AttentionKernel::unfused;
-    }
-    if (legacy && !overlay.sets("training.overlap.pp_comm")) {
-      tr.overlap.pp_comm = false;
-      assumptions.push_back("pipeline sends block the stage (batched P2P with a device synchronise)");
-    }
-    if (legacy && !overlay.sets("training.overlap.grad_reduce")) {
-      tr.overlap.grad_reduce = tr.overlap.param_gather = false;
-      assumptions.push_back("DP gradient reduction and parameter gather not overlapped");
-    }
+    for (const std::string& a : stack_says) assumptions.push_back(a);
   }
   // What the row states, over the defaults above (reading_rules.yaml), and what depends on it.
   apply_overlay(overlay, ReadingRules::shipped().file(), p, tr);
@@ -698,7 +654,7 @@ std::optional<Scenario> scenario_from_row(const CsvTable& t, const CsvTable::Row
     PlanFilter keep = [stated](const ParallelPlan& q, const Overlap&) { return stated(q.schedule); };
     // A framework that does not overlap DP communication (legacy Megatron-LM) keeps it exposed in every plan.
     const bool dp_exposed = !tr.overlap.grad_reduce;
-    if (choose_layout && (contains(fw, "Megatron") || nemo)) {
+    if (choose_layout && stack.has("megatron_layouts")) {
       // Megatron-Core shards optimizer state (its distributed optimizer, ZeRO-1) and nothing more.
       keep = [ep_comm = tr.overlap.ep_comm, stated](const ParallelPlan& q, const Overlap& o) {
         return q.zero_stage <= 1 && (ep_comm || !o.ep_comm) && stated(q.schedule);

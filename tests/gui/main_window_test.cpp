@@ -9,6 +9,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QLabel>
+#include <QLineSeries>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMimeData>
@@ -121,6 +122,23 @@ class MainWindowTest : public QObject {
     QVERIFY(w.summary()->text("usd_per_mtok_served", "value").startsWith("$"));
     QVERIFY(!w.summary()->findChild<QLabel*>("summary.step_time.value")->isVisibleTo(w.summary()));
     QVERIFY(w.summary()->findChild<QLabel*>("summary.ttft_p50.value")->isVisibleTo(w.summary()));
+    // The Latency tab draws the three distributions: 41 quantiles each, from 0 to 100 % of the finished requests,
+    // at the library's latencies (ms); the time to first token's median is the 21st point.
+    QChart* cdf = w.charts()->chart("latency");
+    QVERIFY(cdf);
+    QCOMPARE(cdf->series().size(), 3);
+    for (QAbstractSeries* s : cdf->series()) {
+      auto* line = qobject_cast<QLineSeries*>(s);
+      QVERIFY(line);
+      QCOMPARE(line->count(), 41);
+      QCOMPARE(line->at(0).y(), 0.0);
+      QCOMPARE(line->at(40).y(), 100.0);
+      if (line->name() == "time to first token") {
+        QCOMPARE(line->at(20).x(), 1e3 * expected.serving->ttft.p50_s);
+        QCOMPARE(line->at(40).x(), 1e3 * expected.serving->ttft.max_s);
+      }
+    }
+    QVERIFY(cdf->title().contains("p99 TTFT " + format_duration(expected.serving->ttft.p99_s)));
   }
 
   void human_units() {

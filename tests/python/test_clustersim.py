@@ -107,6 +107,21 @@ def test_a_service_runs_request_by_request():
     assert r["cost"]["usd_per_million_output_tokens"] > r["cost"]["usd_per_million_tokens"] > 0
 
 
+def test_a_disaggregated_service_as_a_dictionary():
+    import yaml
+
+    with open("scenarios/llama3-70b-serving-disaggregated-16xh100.yaml") as f:
+        doc = yaml.safe_load(f)
+    doc["serving"]["duration"] = "60s"
+    r = clustersim.run(doc)
+    cli = cli_json("run", "scenarios/llama3-70b-serving-disaggregated-16xh100.yaml", "--set", "serving.duration=60s")
+    assert r["serving"] == cli["serving"]
+    d = r["serving"]["disaggregated"]
+    assert (d["prefill"]["replicas"], d["decode"]["replicas"]) == (3, 1)
+    assert d["kv_transfer"]["transfers"] == r["serving"]["requests"]["finished"]
+    assert d["kv_transfer"]["time_s"]["p50"] > 0
+
+
 def test_a_shared_cluster_over_two_days():
     day = "scenarios/schedules/day-serve-night-train-32xh100.yaml"
     shared = clustersim.schedule(day)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/serving/serving_report.hpp"
 #include "sim/input/input_node.hpp"
 #include "sim/report/json_result.hpp"
 #include "sim/report/text_summary.hpp"
@@ -97,6 +98,67 @@ TEST(ServiceScenario, BadServicesAreLocated) {
   // TP within a node.
   const std::string wide = located(service("16", "{tp: 16, replicas: 1}", load), "wide.yaml");
   EXPECT_NE(wide.find("more than one"), std::string::npos) << wide;
+}
+
+TEST(ServiceScenario, ADisaggregatedServiceReportsItsPoolsAndTransfers) {
+  // 8 GPUs of one DGX H100: 2 prefill replicas of TP2 (GPUs 0-3) and 2 decode replicas of TP2 (GPUs 4-7).
+  const Scenario sc = load_scenario_text(
+      service("8", "{tp: 2, prefill: {replicas: 2}, decode: {replicas: 2}}",
+              "{arrivals: poisson, rate: 5, prompt: {value: 512}, output: {value: 64}}"),
+      "disagg.yaml");
+  ASSERT_TRUE(sc.serving->deployment.disaggregated());
+  const RunResult r = run_scenario(sc);
+  ASSERT_TRUE(r.serving && r.serving->disaggregated);
+  EXPECT_EQ(r.gpus, 8);
+  EXPECT_EQ(r.serving->unfinished, 0);
+  const DisaggregatedResult& d = *r.serving->disaggregated;
+  // Every finished request (64 output tokens each) had its cache sent. Llama 3 8B holds 32 layers x 8 KV heads x
+  // 128 x 2 (K, V) x 2 B = 128 KiB per token; each of a decode replica's 2 GPUs receives its 4 heads' half, so a
+  // request's 512 prompt tokens move 512 x 128 KiB in all.
+  EXPECT_EQ(d.kv_transfer.transfers, r.serving->finished);
+  EXPECT_DOUBLE_EQ(d.kv_transfer.bytes, static_cast<double>(d.kv_transfer.transfers) * 512 * 131072);
+  EXPECT_GT(d.kv_transfer.time.p50_s, 0);
+  // Prefill replicas run only prompts; decode replicas only decodes (nothing was preempted to recompute).
+  EXPECT_DOUBLE_EQ(d.prefill.prefill_share, 1.0);
+  EXPECT_EQ(d.decode.preemptions, 0);
+  EXPECT_DOUBLE_EQ(d.decode.prefill_share, 0.0);
+  // The whole deployment's busy time is the pools' (equal GPU counts here: their mean).
+  EXPECT_NEAR(r.serving->gpu_busy, (d.prefill.gpu_busy + d.decode.gpu_busy) / 2, 1e-12);
+  ASSERT_TRUE(r.tco);
+  const auto j = to_json(sc, r);
+  for (const char* key : {"prefill", "decode", "kv_transfer"}) {
+    EXPECT_TRUE(j["serving"]["disaggregated"].contains(key)) << key;
+  }
+  EXPECT_TRUE(j["serving"]["disaggregated"]["kv_transfer"]["time_s"].contains("p99"));
+  const std::string summary = text_summary(sc, r);
+  EXPECT_NE(summary.find("KV transfers"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("disaggregated, prefill 2 x TP2 and decode 2 x TP2"), std::string::npos) << summary;
+}
+
+TEST(ServiceScenario, BadDisaggregatedServicesAreLocated) {
+  const std::string load = "{arrivals: poisson, rate: 5}";
+  // The pools must fill the cluster: 1 x TP2 + 2 x TP2 = 6 GPUs of 8.
+  const std::string gpus =
+      located(service("8", "{tp: 2, prefill: {replicas: 1}, decode: {replicas: 2}}", load), "pools.yaml");
+  EXPECT_NE(gpus.find("pools.yaml:6:"), std::string::npos) << gpus;
+  EXPECT_NE(gpus.find("prefill 1 x tp 2 x pp 1 + decode 2 x tp 2 x pp 1 = 6 GPUs"), std::string::npos) << gpus;
+  // A pool's TP within a node.
+  const std::string wide =
+      located(service("24", "{tp: 8, prefill: {replicas: 1}, decode: {replicas: 1, tp: 16}}", load), "wide.yaml");
+  EXPECT_NE(wide.find("serving.deployment.decode: tp 16 spans more than one 8-GPU node"), std::string::npos) << wide;
+  // A pool whose weights do not fit its GPUs at its own tp says which pool, with the memory plan's numbers: Llama 3
+  // 8B's 15 GiB of weights on one GPU do not fit 20% of 80 GB; at tp 4 the decode pool's would.
+  const Scenario small = load_scenario_text(
+      service("8", "{tp: 4, prefill: {replicas: 4, tp: 1}, decode: {replicas: 1}}\n  engine: {memory_utilization: 0.2}",
+              load),
+      "small.yaml");
+  try {
+    (void)run_scenario(small);
+    ADD_FAILURE() << "the prefill pool's weights should not fit";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.key_path(), "serving.deployment.prefill");
+    EXPECT_NE(e.message().find("the weights do not fit"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ServiceScenario, ATraceIsReadBesideTheScenario) {

@@ -13,6 +13,7 @@
 #include "sim/collectives/network_options.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/replica_comm.hpp"
+#include "sim/scenario/service_run.hpp"
 #include "sim/serving/serving_runner.hpp"
 
 namespace cs {
@@ -151,6 +152,47 @@ TEST(ServingPlan, TheFewestReplicasAreTheFewestThatMeetTheSlo) {
     EXPECT_LT(probe_attainment(sc, c, r - 1), 0.99) << c.description;
   }
   EXPECT_GT(checked, 0);  // 16 requests/s needs more than one replica of some deployments
+}
+
+TEST(ServingPlan, ADisaggregatedServiceGetsTheFewestDecodeReplicasForEachPrefillCount) {
+  // Llama 3 8B on one DGX H100, TP1 pools: every prefill count 1..7 beside at least one decode replica, each at
+  // the fewest decode replicas whose whole-service run meets 99% (one fewer misses), the cheapest first. The
+  // 512-token outputs at a 15 ms TPOT make one decode replica too few, so the check below has splits to check.
+  const std::string text =
+      "format_version: 1\nname: split test\nmodel: {preset: llama3-8b}\n"
+      "cluster: {gpus: 8, topology: dgx-h100, profile: h100-sxm}\n"
+      "serving:\n"
+      "  deployment: {tp: 1, prefill: {replicas: 4}, decode: {replicas: 4}}\n"
+      "  load: {arrivals: poisson, rate: 40, prompt: {dist: fixed, value: 512}, output: {dist: fixed, value: 512}}\n"
+      "  slo: {ttft: 300ms, tpot: 15ms}\n"
+      "  duration: 60s\n";
+  const Scenario sc = load_scenario_text(text, "split.yaml");
+  ServingPlanOptions o;
+  o.threads = 2;
+  const ServingPlan p = plan_serving(sc, o);
+  ASSERT_EQ(p.deployments.size(), 7u);
+  ASSERT_TRUE(p.found()) << p.no_plan_reason();
+  const auto compute = make_cost_model(sc.profile, sc.facility.power.gpu_power_cap);
+  const auto attainment = [&](const Deployment& d) {
+    ServingConfig c = *sc.serving;
+    c.deployment = d;
+    return slo_attainment(simulate_service(sc, c, *compute).result);
+  };
+  int checked = 0;
+  for (const ServingCandidate& c : p.deployments) {
+    ASSERT_TRUE(c.deployment.disaggregated());
+    EXPECT_EQ(c.gpus, c.deployment.prefill.replicas + c.deployment.decode.replicas);
+    if (c.meets_slo) {
+      EXPECT_GE(c.cost_usd_per_hour, p.deployments.front().cost_usd_per_hour - 0.01);
+    }
+    if (!c.meets_slo || c.deployment.decode.replicas == 1) continue;
+    ++checked;
+    Deployment fewer = c.deployment;
+    --fewer.decode.replicas;
+    EXPECT_GE(attainment(c.deployment), 0.99) << c.description;
+    EXPECT_LT(attainment(fewer), 0.99) << c.description;
+  }
+  EXPECT_GT(checked, 0) << p.deployments.front().description << " " << p.deployments.front().slo_attainment;
 }
 
 TEST(ServingPlan, DoublingTheRateDoublesTheReplicasWithTheSameLatencies) {

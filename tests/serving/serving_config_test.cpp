@@ -120,12 +120,47 @@ TEST(ServingConfig, ATraceTakesItsLengthsUnlessTold) {
   EXPECT_EQ(d.load.output.kind, LengthKind::fixed);
 }
 
+TEST(ServingConfig, ADisaggregatedDeploymentHasTwoPools) {
+  const ServingConfig c = parse_text(
+      "deployment: {tp: 4, prefill: {replicas: 1}, decode: {replicas: 3, tp: 2}}\nload: {rate: 1}\n");
+  ASSERT_TRUE(c.deployment.disaggregated());
+  EXPECT_EQ(c.deployment.pool(PoolRole::prefill).tp, 4);  // the deployment's
+  EXPECT_EQ(c.deployment.pool(PoolRole::decode).tp, 2);
+  EXPECT_EQ(c.deployment.pool(PoolRole::decode).replicas, 3);
+  EXPECT_EQ(c.deployment.gpus(), 1 * 4 + 3 * 2);
+  EXPECT_FALSE(parse_text("load: {rate: 1}\n").deployment.disaggregated());
+}
+
+TEST(ServingConfig, BadPoolsAreRefusedWhereTheyStand) {
+  // No prefill replica: the count must be positive, at its key (line 2 under serving:, column 36).
+  EXPECT_EQ(config_error("deployment: {prefill: {replicas: 0}, decode: {replicas: 2}}\nload: {rate: 1}\n"),
+            "s.yaml:2:36: serving.deployment.prefill.replicas: must be a positive whole number");
+  EXPECT_NE(config_error("deployment: {prefill: {replicas: 1}}\nload: {rate: 1}\n")
+                .find("serving.deployment.prefill: a disaggregated deployment needs both pools: give decode too"),
+            std::string::npos);
+  const std::string count = config_error("deployment: {decode: {tp: 2}, prefill: {replicas: 1}}\nload: {rate: 1}\n");
+  EXPECT_EQ(count, "s.yaml:2:24: serving.deployment.decode: missing key \"replicas\"");
+  EXPECT_NE(config_error("deployment: {replicas: 4, prefill: {replicas: 1}, decode: {replicas: 1}}\nload: {rate: 1}\n")
+                .find("serving.deployment.replicas: does not apply to a disaggregated deployment"),
+            std::string::npos);
+  EXPECT_NE(config_error("deployment: {tp: 4, ep: 4, prefill: {replicas: 1}, decode: {replicas: 1, tp: 2}}\n"
+                         "load: {rate: 1}\n")
+                .find("serving.deployment.decode: ep 4 must divide this pool's tp (2)"),
+            std::string::npos);
+  EXPECT_NE(config_error("deployment: {prefill: {replicas: 1}, decode: {replicas: 1}}\nengine: {batching: static}\n"
+                         "load: {rate: 1}\n")
+                .find("s.yaml:3:22: serving.engine.batching: static batching cannot hand requests"),
+            std::string::npos);
+}
+
 TEST(ServingConfig, EveryKeyIsDeclaredOnce) {
   const ParamSection& s = serving_params().schema();
   EXPECT_EQ(s.key, "serving");
   ASSERT_NE(s.find_param("engine.token_budget"), nullptr);
   ASSERT_NE(s.find_param("load.prompt.sigma"), nullptr);
   ASSERT_NE(s.find_param("deployment.kv_cache"), nullptr);
+  ASSERT_NE(s.find_param("deployment.prefill.replicas"), nullptr);
+  EXPECT_EQ(s.find_param("deployment.decode.tp")->default_text, "deployment.tp");
   EXPECT_EQ(s.find_param("engine.batching")->choices,
             (std::vector<std::string>{"static", "continuous", "chunked-prefill"}));
   EXPECT_EQ(s.find_param("engine.block_size")->default_text, "16");

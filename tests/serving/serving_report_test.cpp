@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace cs {
 namespace {
 
@@ -17,6 +19,15 @@ TEST(ServingReport, NearestRankPercentiles) {
   EXPECT_DOUBLE_EQ(s.mean_s, 50.5);
   EXPECT_DOUBLE_EQ(latency_stats({7.0}).p99_s, 7.0);
   EXPECT_EQ(latency_stats({}).count, 0);
+  // The distribution at quantiles k/40: the least, then nearest ranks (1/40 of 100 samples is rank 3: 2.5 rounded
+  // up), the median, the most.
+  ASSERT_EQ(s.cdf_s.size(), 41u);
+  EXPECT_DOUBLE_EQ(s.cdf_s[0], 1);
+  EXPECT_DOUBLE_EQ(s.cdf_s[1], 3);
+  EXPECT_DOUBLE_EQ(s.cdf_s[20], 50);
+  EXPECT_DOUBLE_EQ(s.cdf_s[40], 100);
+  EXPECT_TRUE(std::is_sorted(s.cdf_s.begin(), s.cdf_s.end()));
+  EXPECT_TRUE(latency_stats({}).cdf_s.empty());
 }
 
 std::vector<QueueSample> series(int n, double every_s, const std::function<std::int64_t(int)>& queued) {

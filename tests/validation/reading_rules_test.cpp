@@ -128,11 +128,77 @@ TEST(ReadingRules, CudaGraphsWholeStepOrSomeModules) {
   }
 }
 
+RowStack stack_of(const std::map<std::string, std::string>& cells) {
+  return ReadingRules::shipped().read_stack(
+      [&](const std::string& c) {
+        const auto it = cells.find(c);
+        return it == cells.end() ? std::string() : it->second;
+      },
+      false);
+}
+
+TrainingConfig stack_training(const std::map<std::string, std::string>& cells, const RowOverlay& row = {}) {
+  ParallelPlan p;
+  TrainingConfig t;
+  (void)apply_stack(stack_of(cells), row, "rules.yaml", p, t);
+  return t;
+}
+
+TEST(ReadingRules, TheFrameworkStackFromTheFrameworkAndReleaseCells) {
+  // The traits of each family.
+  const RowStack bridge = stack_of({{"framework", "Megatron-Bridge / NeMo 25.11"}, {"source", "performance summary"}});
+  EXPECT_TRUE(bridge.has("nvidia_recipes"));
+  EXPECT_TRUE(bridge.has("distributed_optimizer"));
+  EXPECT_TRUE(bridge.has("megatron_layouts"));
+  EXPECT_TRUE(bridge.has("release_recipes"));
+  // The release recipes are looked up by the cells their rule read, as written (source, then framework).
+  EXPECT_EQ(bridge.text("release_recipes"), "performance summary Megatron-Bridge / NeMo 25.11 ");
+  const RowStack core = stack_of({{"framework", "Megatron-Core r0.8.0"}});
+  EXPECT_TRUE(core.has("distributed_optimizer"));
+  EXPECT_FALSE(core.has("nvidia_recipes"));
+  EXPECT_FALSE(core.has("release_recipes"));
+  const RowStack deepspeed = stack_of({{"framework", "Megatron-DeepSpeed"}});
+  EXPECT_TRUE(deepspeed.has("megatron_layouts"));
+  EXPECT_FALSE(deepspeed.has("distributed_optimizer"));
+  EXPECT_TRUE(stack_of({{"framework", "metaseq"}}).traits.empty());
+  // Transformer Engine's release: a container up to 25.12 is a 2025 stack whatever else is named; a 2026 container,
+  // a later Megatron-Core or a commit is a 2026 one; a stack named by neither is the measured 2025 one; a framework
+  // outside Megatron keeps eager PyTorch's costs.
+  EXPECT_EQ(stack_training({{"framework", "Megatron-Bridge / NeMo 25.09"}}).framework, "megatron-core-te-2025");
+  EXPECT_EQ(stack_training({{"framework", "Megatron-Bridge / NeMo 26.02.01"}}).framework, "megatron-core-te-2026");
+  EXPECT_EQ(stack_training({{"framework", "Megatron-Bridge (main @ 3a9559f012)"}}).framework, "megatron-core-te-2026");
+  EXPECT_EQ(stack_training({{"framework", "Megatron-Core 0.16"}}).framework, "megatron-core-te-2026");
+  EXPECT_EQ(stack_training({{"framework", "NeMo/Megatron-Core (MLPerf implementation)"}}).framework,
+            "megatron-core-te-2025");
+  EXPECT_EQ(stack_training({{"framework", "NeMo 24.07"}, {"source_locator", "Megatron-Core 0.16 notes"}}).framework,
+            "megatron-core-te-2025");
+  EXPECT_EQ(stack_of({{"framework", "metaseq"}}).settings.size(), 1u);  // the file's defaults alone
+  EXPECT_EQ(stack_training({{"framework", "metaseq"}}).framework, "pytorch-eager");
+  // Megatron-LM of 2021-23 ran with its defaults of then, which a row's own words replace; what it says of a
+  // default the row replaces is not said.
+  const TrainingConfig legacy = stack_training({{"framework", "Megatron-LM (2022)"}});
+  EXPECT_EQ(legacy.attention, AttentionKernel::unfused);
+  EXPECT_FALSE(legacy.overlap.pp_comm);
+  EXPECT_FALSE(legacy.overlap.grad_reduce);
+  EXPECT_FALSE(legacy.overlap.param_gather);
+  EXPECT_TRUE(stack_training({{"framework", "Megatron-LM (2024)"}}).overlap.grad_reduce);
+  EXPECT_TRUE(stack_training({{"framework", "NeMo / Megatron-LM 2023"}}).overlap.pp_comm);
+  const RowOverlay flash = read_row({{"notes", "--use-flash-attn"}}, false);
+  ParallelPlan p;
+  TrainingConfig t;
+  const auto says = apply_stack(stack_of({{"framework", "Megatron-LM (2023)"}}), flash, "rules.yaml", p, t);
+  EXPECT_EQ(says, (std::vector<std::string>{"pipeline sends block the stage (batched P2P with a device synchronise)",
+                                            "DP gradient reduction and parameter gather not overlapped"}));
+  apply_overlay(flash, "rules.yaml", p, t);
+  EXPECT_EQ(t.attention, AttentionKernel::flash);
+}
+
 std::string rules_file(const std::string& body) {
   const auto path = testing::temp_file("reading_rules", ".yaml");
   std::ofstream(path, std::ios::binary)
       << "recipe_aspects: {read: [notes], a2a_overlap: [a2a], dispatcher: [deepep], cuda_graphs: [cuda graph]}\n"
          "read: [notes]\n"
+         "defaults: {training: {framework: pytorch-eager}}\n"
          "rules:\n"
       << body;
   return path.string();
@@ -162,8 +228,14 @@ TEST(ReadingRules, BadRuleFilesAreRejectedAtTheirLines) {
   expect("  - name: a\n    set: {training: {moe_dispatcher: flex}}\n", "looks for nothing");
   expect("  - name: a\n    number_after: \"etp=\"\n    set: {parallelism: {expert_tp: 2}}\n",
          "$number appears in set exactly when number_after is given");
-  expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", ":6:5:");
+  expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", ":7:5:");
   expect("  - name: a\n    contains: [x]\n    colour: red\n    set: {training: {fp8_params: true}}\n", "colour: unknown key");
+  expect("  - name: a\n    contains: [x]\n    traits: [nvidia_recipes]\n    set: {training: {fp8_params: true}}\n",
+         "only a stack rule (phase: stack) names traits");
+  expect("  - name: a\n    phase: stack\n    contains: [x]\n    traits: [fast]\n", "unknown trait \"fast\"");
+  expect("  - name: a\n    phase: stack\n    release: {through: \"2025\"}\n    traits: [nvidia_recipes]\n",
+         "must be a container release YY.MM");
+  expect("  - name: a\n    phase: stack\n    contains: [x]\n", "missing key \"set\"");
 }
 
 }  // namespace
