@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <limits>
 #include <fmt/format.h>
 #include <mutex>
 #include <thread>
