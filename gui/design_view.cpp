@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#include <cmath>
 #include <map>
 
 #include "gui/scenario_document.hpp"
@@ -168,7 +169,8 @@ void DesignView::show_report() {
   front->setPen(QPen(Qt::black, 2));
   double xmax = 0, ymin = 1e300, ymax = 0;
   for (const DesignCandidate& c : r.candidates) {
-    if (!c.error.empty()) continue;
+    // A schedule's candidate whose training was unfinished in the span has no time to train to plot.
+    if (!c.error.empty() || !std::isfinite(c.time_to_train_s)) continue;
     auto& s = by_family[c.family];
     if (s == nullptr) {
       s = new QScatterSeries;

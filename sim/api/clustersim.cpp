@@ -17,6 +17,8 @@
 #include "sim/sweep/sweep_schema.hpp"
 #include "sim/scenario/facility_link.hpp"
 #include "sim/search/plan_search.hpp"
+#include "sim/design/schedule_design.hpp"
+#include "sim/schedule/schedule_model.hpp"
 #include "sim/scenario/scenario_params.hpp"
 #include "sim/topology/topology_params.hpp"
 
@@ -422,17 +424,47 @@ TcoReport tco(Scenario sc, const std::string& pricebook) {
   return *r.tco;
 }
 
+namespace {
+/// Whether `source` is a schedule file (is_schedule_document: the test `clustersim sweep` applies to its base);
+/// a document that does not parse is left to the scenario loader's located error.
+bool is_schedule_source(const ScenarioSource& source) {
+  try {
+    return is_schedule_document(YAML::Load(source.text ? *source.text : read_text(source.path)));
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
+
+DesignReport design_schedule_source(const ScenarioSource& source, const DesignRequest& request, const DesignOptions& options) {
+  if (!source.profile.empty()) {
+    throw InputError({"--profile " + source.profile, 0, 0}, "profile",
+                     "a schedule's scenarios name their own device profiles (cluster.profile in each)");
+  }
+  std::vector<Setting> set = source.set;
+  if (request.gpus > 0) set.push_back({"cluster.gpus", std::to_string(request.gpus)});
+  for (const Setting& s : set) {
+    if (const auto why = check_value(InputKind::schedule, s.key, s.value)) {
+      throw InputError({"--set " + s.key + "=" + s.value, 0, 0}, s.key, *why);
+    }
+  }
+  const ScheduleConfig config = source.text ? parse_schedule(InputNode::parse(*source.text, source.path, set), source.path)
+                                            : load_schedule_file(source.path, set);
+  return design_schedule(config, options);
+}
+}  // namespace
+
 DesignReport design(const ScenarioSource& source, const DesignRequest& request) {
+  DesignOptions options;
+  if (request.budget_usd) options.budget = Dollars{*request.budget_usd};
+  if (request.power_kw) options.power = Watts{*request.power_kw * 1e3};
+  options.threads = request.threads;
+  if (is_schedule_source(source)) return design_schedule_source(source, request, options);
   ScenarioSource src = source;
   if (request.gpus > 0) src.set.push_back({"cluster.gpus", std::to_string(request.gpus)});
   const std::string text = scenario_text(src);
   const std::string name = source.path;
   const std::string profile = source.profile;
   (void)load(src);  // located errors for the settings before any candidate runs
-  DesignOptions options;
-  if (request.budget_usd) options.budget = Dollars{*request.budget_usd};
-  if (request.power_kw) options.power = Watts{*request.power_kw * 1e3};
-  options.threads = request.threads;
   return design_fabrics([&] { return load_scenario_text(text, name, profile); }, options);
 }
 

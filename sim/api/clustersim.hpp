@@ -235,6 +235,10 @@ struct DesignRequest {
 /// Every candidate fabric for the scenario's job at `request.gpus` GPUs, built, simulated and priced, with the
 /// Pareto front and the best under the limits (sim/design, docs/design.md). Throws InputError for a scenario
 /// that does not load, lacks a token budget, or a GPU count that does not fit its plan.
+/// A schedule file (told from a scenario as `clustersim sweep` tells its base: is_schedule_document) is the
+/// workload instead: each candidate becomes the cluster's fabric and the whole schedule is simulated on it
+/// (DesignReport::workload "schedule"); `source.set` are schedule keys, `request.gpus` its cluster.gpus, and a
+/// `source.profile` is an error (the schedule's scenarios name theirs).
 [[nodiscard]] DesignReport design(const ScenarioSource& source, const DesignRequest& request);
 
 }  // namespace cs::api

@@ -21,9 +21,13 @@ void register_design_command(CLI::App& app) {
   };
   auto a = std::make_shared<DesignArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "design", "Synthesise candidate fabrics for the scenario's job (fat-trees, rail-optimized, rail-only, torus, "
-                "hypercube, dragonfly, OCS), simulate and price each, and print the Pareto front");
-  cmd->add_option("scenario", a->scenario, "Scenario file with a training job and a token budget")->required();
+      "design", "Synthesise candidate fabrics for the scenario's job or the schedule's cluster (fat-trees, "
+                "rail-optimized, rail-only, torus, hypercube, dragonfly, OCS), simulate and price each, and print the "
+                "Pareto front");
+  cmd->add_option("scenario", a->scenario,
+                  "Scenario file with a training job and a token budget, or a schedule file (docs/schedule.md): "
+                  "the whole schedule simulated on each candidate")
+      ->required();
   cmd->add_option("--gpus", a->gpus, "GPUs of the build (default: the scenario's cluster.gpus)")->check(CLI::PositiveNumber);
   cmd->add_option("--budget", a->budget, "Hardware capex limit in USD")->check(CLI::PositiveNumber)->type_name("USD");
   cmd->add_option("--power", a->power, "IT peak power limit in kW")->check(CLI::PositiveNumber)->type_name("KW");

@@ -36,14 +36,7 @@ DesignCandidate evaluate(const std::function<Scenario()>& fresh, const FabricCan
   try {
     Scenario sc = fresh();
     sc.topology = build_topology(sc.topology.name() + ", " + c.label, sc.topology.node(), c.fabric, sc.topology.nodes());
-    const FabricInventory& f = sc.topology.inventory();
-    d.tiers = tier_count(f);
-    for (const SwitchTierCount& s : f.switches) {
-      d.parts.push_back(fmt::format("{} x {} {} ({} ports used)", s.count, s.model, s.tier, s.ports_used));
-    }
-    for (const CableTierCount& k : f.cables) {
-      d.parts.push_back(fmt::format("{} {} cables {}", k.cables, k.tier, k.optical ? "optical" : "copper"));
-    }
+    describe_build(sc.topology, d);
     const PriceBook book = sc.pricebook.empty() ? PriceBook::load_default() : PriceBook::load(sc.pricebook);
     RunResult r = run_scenario(sc);
     if (sc.plan.placement == Placement::optimise) r = run_with_placement(sc, std::move(r));
@@ -69,6 +62,8 @@ DesignCandidate evaluate(const std::function<Scenario()>& fresh, const FabricCan
 }
 
 bool dominates(const DesignCandidate& a, const DesignCandidate& b) {
+  // The SLO floor: a candidate whose services miss their SLO never dominates one whose services meet it.
+  if (!a.meets_slo && b.meets_slo) return false;
   const bool no_worse = a.time_to_train_s <= b.time_to_train_s && a.network_capex_usd <= b.network_capex_usd &&
                         a.tco_usd_per_year <= b.tco_usd_per_year;
   const bool better = a.time_to_train_s < b.time_to_train_s || a.network_capex_usd < b.network_capex_usd ||
@@ -76,7 +71,13 @@ bool dominates(const DesignCandidate& a, const DesignCandidate& b) {
   return no_worse && better;
 }
 
-std::string percent(double v, double base) { return fmt::format("{:+.1f}%", 100.0 * (v / base - 1.0)); }
+std::string percent(double v, double base) {
+  if (std::isinf(v) || std::isinf(base)) {
+    if (std::isinf(v) && std::isinf(base)) return "unfinished in both";
+    return std::isinf(v) ? "unfinished in the span" : "finished where the other did not";
+  }
+  return fmt::format("{:+.1f}%", 100.0 * (v / base - 1.0));
+}
 
 /// Why `c` lost to `best` (or, with no best, why it is out).
 std::string verdict(const DesignCandidate& c, const std::vector<DesignCandidate>& all, const DesignReport& rep) {
@@ -92,6 +93,10 @@ std::string verdict(const DesignCandidate& c, const std::vector<DesignCandidate>
     std::string s;
     for (const auto& w : why) s += (s.empty() ? "" : "; ") + w;
     return s;
+  }
+  if (!c.meets_slo && rep.best >= 0 && all[static_cast<std::size_t>(rep.best)].meets_slo) {
+    const DesignCandidate& b = all[static_cast<std::size_t>(rep.best)];
+    return "services miss their SLO where " + b.label + "'s meet it: " + c.slo_miss;
   }
   for (const DesignCandidate& o : all) {
     if (o.error.empty() && dominates(o, c)) {
@@ -123,41 +128,30 @@ ClusterInventory design_inventory(const Scenario& sc, const PriceBook& book) {
   return inv;
 }
 
-DesignReport design_fabrics(const std::function<Scenario()>& fresh, const DesignOptions& options) {
-  DesignReport rep;
-  rep.budget = options.budget;
-  rep.power = options.power;
-  std::vector<FabricCandidate> candidates;
-  {
-    const Scenario sc = fresh();
-    require_token_budget(sc);
-    rep.scenario = sc.name;
-    rep.gpus = sc.gpus;
-    rep.nodes = sc.topology.nodes();
-    const int gpn = sc.topology.node().gpus;
-    const NodeTraffic traffic = node_traffic(sc.model, sc.plan, sc.training, gpn, rep.nodes);
-    rep.traffic = stride_traffic(traffic);
-    const int port_pairs = sc.topology.node().nic_spec.count / 2;
-    FabricSpec base = sc.topology.fabric();
-    if (base.kind == FabricKind::none || base.kind == FabricKind::single_switch) {
-      throw InputError({sc.file, 0, 0}, "cluster.topology",
-                       "design needs a topology with a scale-out fabric (link and switch) to size candidates from");
-    }
-    candidates = fabric_candidates(base, rep.nodes, choose_ocs_strides(rep.traffic, port_pairs, rep.nodes),
-                                   choose_ocs_circuits(traffic, sc.topology.node().nic_spec.count));
+void describe_build(const Topology& topology, DesignCandidate& d) {
+  const FabricInventory& f = topology.inventory();
+  d.tiers = tier_count(f);
+  for (const SwitchTierCount& s : f.switches) {
+    d.parts.push_back(fmt::format("{} x {} {} ({} ports used)", s.count, s.model, s.tier, s.ports_used));
   }
-  rep.candidates.resize(candidates.size());
+  for (const CableTierCount& k : f.cables) {
+    d.parts.push_back(fmt::format("{} {} cables {}", k.cables, k.tier, k.optical ? "optical" : "copper"));
+  }
+}
+
+void for_each_candidate(std::size_t n, int threads, const std::function<void(std::size_t)>& work) {
   std::atomic<std::size_t> next{0};
   const unsigned hw = std::max(1U, std::thread::hardware_concurrency());
-  const std::size_t threads = std::min<std::size_t>(candidates.size(), options.threads > 0 ? static_cast<std::size_t>(options.threads) : hw);
-  {
-    std::vector<std::jthread> pool;
-    for (std::size_t w = 0; w < threads; ++w) {
-      pool.emplace_back([&] {
-        for (std::size_t i = next++; i < candidates.size(); i = next++) rep.candidates[i] = evaluate(fresh, candidates[i]);
-      });
-    }
+  const std::size_t count = std::min<std::size_t>(n, threads > 0 ? static_cast<std::size_t>(threads) : hw);
+  std::vector<std::jthread> pool;
+  for (std::size_t w = 0; w < count; ++w) {
+    pool.emplace_back([&] {
+      for (std::size_t i = next++; i < n; i = next++) work(i);
+    });
   }
+}
+
+void rank_candidates(DesignReport& rep) {
   auto& cs = rep.candidates;
   // Label a fat-tree by the tiers it got, and list a build identical to an earlier one once.
   std::vector<DesignCandidate> kept;
@@ -183,9 +177,13 @@ DesignReport design_fabrics(const std::function<Scenario()>& fresh, const Design
     c.within_limits = !(rep.budget && c.capex_usd > rep.budget->value()) && !(rep.power && c.it_peak_power_w > rep.power->value());
     c.pareto = std::none_of(cs.begin(), cs.end(), [&](const DesignCandidate& o) { return o.error.empty() && dominates(o, c); });
   }
+  // The SLO floor: when any candidate's services meet their SLO, the best is chosen among those.
+  const bool slo_floor = std::any_of(cs.begin(), cs.end(), [](const DesignCandidate& c) {
+    return c.error.empty() && c.within_limits && c.meets_slo;
+  });
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const DesignCandidate& c = cs[i];
-    if (!c.error.empty() || !c.within_limits) continue;
+    if (!c.error.empty() || !c.within_limits || (slo_floor && !c.meets_slo)) continue;
     if (rep.best < 0) { rep.best = static_cast<int>(i); continue; }
     const DesignCandidate& b = cs[static_cast<std::size_t>(rep.best)];
     if (c.time_to_train_s < b.time_to_train_s ||
@@ -196,6 +194,38 @@ DesignReport design_fabrics(const std::function<Scenario()>& fresh, const Design
   for (std::size_t i = 0; i < cs.size(); ++i) {
     cs[i].verdict = static_cast<int>(i) == rep.best ? "best" : verdict(cs[i], cs, rep);
   }
+}
+
+DesignReport design_fabrics(const std::function<Scenario()>& fresh, const DesignOptions& options) {
+  DesignReport rep;
+  rep.budget = options.budget;
+  rep.power = options.power;
+  std::vector<FabricCandidate> candidates;
+  {
+    const Scenario sc = fresh();
+    require_token_budget(sc);
+    rep.scenario = sc.name;
+    rep.gpus = sc.gpus;
+    rep.nodes = sc.topology.nodes();
+    const int gpn = sc.topology.node().gpus;
+    const NodeTraffic traffic = node_traffic(sc.model, sc.plan, sc.training, gpn, rep.nodes);
+    rep.traffic = stride_traffic(traffic);
+    const int port_pairs = sc.topology.node().nic_spec.count / 2;
+    FabricSpec base = sc.topology.fabric();
+    if (base.kind == FabricKind::none || base.kind == FabricKind::single_switch) {
+      throw InputError({sc.file, 0, 0}, "cluster.topology",
+                       "design needs a topology with a scale-out fabric (link and switch) to size candidates from");
+    }
+    candidates = fabric_candidates(base, rep.nodes, choose_ocs_strides(rep.traffic, port_pairs, rep.nodes),
+                                   choose_ocs_circuits(traffic, sc.topology.node().nic_spec.count));
+  }
+  rep.candidates.resize(candidates.size());
+  for_each_candidate(candidates.size(), options.threads,
+                     [&](std::size_t i) {
+                       rep.candidates[i] = evaluate(fresh, candidates[i]);
+                       rep.candidates[i].candidate = static_cast<int>(i);
+                     });
+  rank_candidates(rep);
   return rep;
 }
 

@@ -25,17 +25,19 @@ namespace {
 
 /// A job's scenario at `gpus` GPUs (dp follows when the scenario says auto), errors located at the schedule.
 Scenario load_at(const std::string& path, int gpus, const SourceLocation& where, const std::string& key,
-                 std::vector<Setting> set = {}) {
+                 const ScenarioHook& hook, std::vector<Setting> set = {}) {
   try {
     if (gpus > 0) set.push_back({"cluster.gpus", std::to_string(gpus)});
-    return load_scenario(InputNode::load_file(path, set));
+    Scenario sc = load_scenario(InputNode::load_file(path, set));
+    if (hook) hook(sc);
+    return sc;
   } catch (const InputError& e) {
     throw InputError(where, key, std::string("its scenario does not load: ") + e.what());
   }
 }
 
-void cluster_model(const ScheduleConfig& cfg, ScheduleRun& run) {
-  Scenario sc = load_at(cfg.cluster.scenario, cfg.cluster.gpus, {cfg.path, 0, 0}, "cluster.scenario");
+void cluster_model(const ScheduleConfig& cfg, ScheduleRun& run, const ScenarioHook& hook) {
+  Scenario sc = load_at(cfg.cluster.scenario, cfg.cluster.gpus, {cfg.path, 0, 0}, "cluster.scenario", hook);
   ClusterModel& c = run.cluster;
   c.gpus = sc.gpus;
   c.gpus_per_node = sc.topology.node().gpus;
@@ -85,7 +87,7 @@ void cluster_model(const ScheduleConfig& cfg, ScheduleRun& run) {
   run.notes.push_back("power curve: " + p.curve.source);
 }
 
-WorkJob training_job(const TrainingJobSpec& spec, std::vector<std::string>& notes) {
+WorkJob training_job(const TrainingJobSpec& spec, std::vector<std::string>& notes, const ScenarioHook& hook) {
   WorkJob j;
   j.name = spec.name;
   j.tenant = spec.tenant;
@@ -93,7 +95,8 @@ WorkJob training_job(const TrainingJobSpec& spec, std::vector<std::string>& note
   j.priority = spec.priority;
   j.submit_s = spec.submit.seconds();
   j.checkpoint_s = spec.checkpoint_interval.seconds();
-  const Scenario top = load_at(spec.scenario, spec.gpus > 0 ? spec.gpus : spec.max_gpus, spec.where, "training", spec.set);
+  const Scenario top = load_at(spec.scenario, spec.gpus > 0 ? spec.gpus : spec.max_gpus, spec.where, "training", hook,
+                               spec.set);
   const int unit = top.plan.tp * top.plan.pp * top.plan.cp;
   std::vector<int> sizes;
   if (spec.min_gpus > 0) {
@@ -120,7 +123,7 @@ WorkJob training_job(const TrainingJobSpec& spec, std::vector<std::string>& note
   std::string skipped;
   for (int g : sizes) {
     try {
-      const Scenario sc = g == top.gpus ? top : load_at(spec.scenario, g, spec.where, "training", spec.set);
+      const Scenario sc = g == top.gpus ? top : load_at(spec.scenario, g, spec.where, "training", hook, spec.set);
       const RunResult r = run_scenario(sc);
       if (!r.fits_in_memory) {
         skipped += fmt::format(" {} (out of memory)", g);
@@ -332,7 +335,7 @@ ServiceModel measured_service_model(const ScheduleConfig& cfg, const ServiceSpec
 
 ServiceModel service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, const ColocationParams& params,
                            const ClusterModel& cluster, std::vector<std::shared_ptr<ServiceEvaluator>>& keep,
-                           std::vector<std::string>& notes) {
+                           std::vector<std::string>& notes, const ScenarioHook& hook) {
   Scenario sc;
   try {
     // One replica on its own GPUs: the replica's tp x pp read first, then the scenario loaded at that size.
@@ -349,6 +352,7 @@ ServiceModel service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, c
     set.push_back({"serving.deployment.replicas", "1"});
     set.push_back({"cluster.gpus", std::to_string(std::max(1, gpr))});
     sc = load_scenario(InputNode::load_file(spec.scenario, set));
+    if (hook) hook(sc);
   } catch (const InputError& e) {
     throw InputError(spec.where, "services", std::string("its scenario does not load: ") + e.what());
   }
@@ -397,11 +401,11 @@ ServiceModel service_model(const ScheduleConfig& cfg, const ServiceSpec& spec, c
 
 }  // namespace
 
-ScheduleRun run_schedule(const ScheduleConfig& config) {
+ScheduleRun run_schedule(const ScheduleConfig& config, const ScenarioHook& hook) {
   ScheduleRun run;
   run.config = config;
   const auto t0 = std::chrono::steady_clock::now();
-  cluster_model(config, run);
+  cluster_model(config, run, hook);
   const ColocationParams params =
       config.colocation.empty() ? ColocationParams::shipped() : load_colocation_params(config.colocation);
   // Partitions resolved against the cluster's nodes; each job takes its partition's nodes, tier and max_time.
@@ -438,7 +442,7 @@ ScheduleRun run_schedule(const ScheduleConfig& config) {
     j.max_run_s = p.max_run_s;
   };
   for (const auto& spec : config.training) {
-    run.jobs.push_back(training_job(spec, run.notes));
+    run.jobs.push_back(training_job(spec, run.notes, hook));
     in_partition(run.jobs.back(), spec.partition);
   }
   for (const auto& spec : config.batch) {
@@ -471,7 +475,7 @@ ScheduleRun run_schedule(const ScheduleConfig& config) {
   std::vector<std::shared_ptr<ServiceEvaluator>> keep;
   for (const auto& spec : config.services) {
     run.services.push_back(spec.measured ? measured_service_model(config, spec, params, run.cluster, run.notes)
-                                         : service_model(config, spec, params, run.cluster, keep, run.notes));
+                                         : service_model(config, spec, params, run.cluster, keep, run.notes, hook));
   }
   const auto t1 = std::chrono::steady_clock::now();
   run.result = simulate_cluster(run.cluster, run.jobs, run.services);
