@@ -13,7 +13,8 @@ namespace {
 const std::string kDay = std::string(CS_SOURCE_DIR) + "/scenarios/schedules/day-serve-night-train-32xh100.yaml";
 
 std::string schedule_error(const std::string& text, const std::string& name = "bad.yaml") {
-  const auto dir = std::filesystem::temp_directory_path() / "cs_schedule_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (std::string("cs_schedule_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::create_directories(dir);
   const auto path = (dir / name).string();
   std::ofstream(path) << text;
@@ -74,7 +75,8 @@ TEST(ScheduleFile, UnknownKeysBadValuesAndImpossibleJobsAreLocated) {
             std::string::npos);
   EXPECT_NE(schedule_error(with_scenarios("")).find("no work"), std::string::npos);
   // A job larger than the cluster runs nothing forever: it is reported.
-  const auto dir = std::filesystem::temp_directory_path() / "cs_schedule_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (std::string("cs_schedule_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::create_directories(dir);
   const auto path = (dir / "huge.yaml").string();
   std::ofstream(path) << with_scenarios("batch: [{name: huge, gpus: 64, duration: 1h}]\n");

@@ -14,8 +14,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A folder of the running test's own: ctest runs each test as its own process, at the same time as others.
 fs::path schedule_cli_dir() {
-  const fs::path d = fs::temp_directory_path() / "cs_schedule_cli_test";
+  const fs::path d = fs::temp_directory_path() /
+                     (std::string("cs_schedule_cli_test_") + testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

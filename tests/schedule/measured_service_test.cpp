@@ -16,7 +16,8 @@ namespace cs {
 namespace {
 
 std::string measured_tmp(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "cs_measured_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (std::string("cs_measured_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::create_directories(dir);
   const auto path = (dir / name).string();
   std::ofstream(path) << text;

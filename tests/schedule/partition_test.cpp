@@ -149,7 +149,8 @@ TEST(Partitions, AHigherTierIsConsideredFirst) {
 }
 
 std::string partition_error(const std::string& body) {
-  const auto dir = std::filesystem::temp_directory_path() / "cs_partition_test";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (std::string("cs_partition_test_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::create_directories(dir);
   const auto path = (dir / "p.yaml").string();
   std::ofstream(path) << "format_version: 1\nname: p\ncluster:\n  scenario: x.yaml\n" << body;
