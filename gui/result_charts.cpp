@@ -179,6 +179,19 @@ QChart* memory_chart(const std::vector<ChartRun>& runs) {
   return chart;
 }
 
+void add_run_line(QChart* chart, QLineSeries* line, const QColor& color, bool baseline, QAbstractAxis* x,
+                  QAbstractAxis* y) {
+  QPen pen(color);
+  pen.setWidth(2);
+  if (baseline) pen.setStyle(Qt::DashLine);
+  line->setPen(pen);
+  chart->addSeries(line);
+  line->attachAxis(x);
+  line->attachAxis(y);
+  // The legend names the current run's lines; the baseline's are the same lines dashed.
+  if (baseline) chart->legend()->markers(line).front()->setVisible(false);
+}
+
 QChart* power_chart(const std::vector<ChartRun>& runs) {
   auto* chart = new_chart("Average power during training, up to the meter");
   const auto kw = [](double w) { return w / 1e3; };
@@ -252,15 +265,7 @@ QChart* rent_chart(const std::vector<ChartRun>& runs) {
       line->setName(name);
       line->append(0, at0 / 1e6);
       line->append(100, at1 / 1e6);
-      QPen pen(color);
-      pen.setWidth(2);
-      if (base) pen.setStyle(Qt::DashLine);
-      line->setPen(pen);
-      chart->addSeries(line);
-      line->attachAxis(x);
-      line->attachAxis(y);
-      // The legend names the current run's lines; the baseline's are the same lines dashed.
-      if (base) chart->legend()->markers(line).front()->setVisible(false);
+      add_run_line(chart, line, color, base, x, y);
       top = std::max({top, at0 / 1e6, at1 / 1e6});
     };
     const double fixed = usd_per_year(t.fixed_per_year);

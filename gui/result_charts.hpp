@@ -8,7 +8,10 @@
 
 #include "gui/run_record.hpp"
 
+class QAbstractAxis;
 class QChart;
+class QColor;
+class QLineSeries;
 
 namespace cs::gui {
 
@@ -16,6 +19,11 @@ struct ChartRun {
   QString label;  ///< "baseline", "current"
   const RunRecord* run = nullptr;
 };
+
+/// Adds `line` to `chart` on axes `x` and `y`, 2 px in `color`; a baseline's line is dashed and left out of the
+/// legend (the current run's line of the same name stands for both).
+void add_run_line(QChart* chart, QLineSeries* line, const QColor& color, bool baseline, QAbstractAxis* x,
+                  QAbstractAxis* y);
 
 /// Where the critical stage's step goes: compute, memory-bound kernels, exposed TP/CP/EP/DP communication,
 /// pipeline bubble and waits, optimizer, exposed parameter gathers (seconds); where a run's busiest stage is

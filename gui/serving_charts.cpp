@@ -1,9 +1,7 @@
 #include "gui/serving_charts.hpp"
 
 #include <QChart>
-#include <QLegendMarker>
 #include <QLineSeries>
-#include <QPen>
 #include <QValueAxis>
 
 #include "gui/human_units.hpp"
@@ -56,14 +54,7 @@ QChart* latency_cdf_chart(const std::vector<ChartRun>& runs) {
         if (cdf[k] <= 0) continue;  // a log axis has no zero
         line->append(1e3 * cdf[k], 100.0 * static_cast<double>(k) / static_cast<double>(cdf.size() - 1));
       }
-      QPen pen(m.color);
-      pen.setWidth(2);
-      if (base) pen.setStyle(Qt::DashLine);
-      line->setPen(pen);
-      chart->addSeries(line);
-      line->attachAxis(x);
-      line->attachAxis(y);
-      if (base) chart->legend()->markers(line).front()->setVisible(false);
+      add_run_line(chart, line, m.color, base, x, y);
     }
     const ServiceLevel& level = r.run->scenario.serving->slo;
     slo << r.label + ": p99 TTFT " + format_duration(s.ttft.p99_s) + ", p99 TPOT " + format_duration(s.tpot.p99_s) +
